@@ -1,0 +1,65 @@
+//===- KilnBase.td - kiln dialect definition ---------------*- tablegen -*-===//
+//
+// The kiln dialect: the layers of an inference network on statically shaped
+// tensors. Importers (ONNX, Caffe, the network API) produce it; graph passes
+// optimize it; the lowering turns each fused group into one GPU kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILN_IR_KILNBASE_TD
+#define KILN_DIALECT_KILN_IR_KILNBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Kiln_Dialect : Dialect {
+  let name = "kiln";
+  let cppNamespace = "::mlir::kiln";
+  let summary = "Layers of an inference network on statically shaped tensors";
+  let description = [{
+    The kiln dialect models a trained network the way the TensorRT network
+    definition does: a `func.func` whose arguments are the network inputs and
+    whose returned values are the marked network outputs, and in between one op
+    per layer (convolution, pooling, fully connected, activation, softmax,
+    scale, elementwise, normalization, shuffles, ...).
+
+    All tensors have static shapes: dynamic dimensions are fixed when a model is
+    imported (`--input-shape`, `--batch`). Weights are `kiln.constant` ops whose
+    value is usually a `dense_resource` blob, so that a large model is neither
+    printed nor copied as text. Inputs and outputs carry their names in the
+    `kiln.name` argument and result attributes.
+
+    Every op verifies its operands and attributes and infers its result type
+    (`InferTypeOpInterface`); the printed result type must equal the inferred
+    one.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the argument/result attribute that holds a tensor's name.
+    static constexpr ::llvm::StringLiteral getNameAttrName() {
+      return ::llvm::StringLiteral("kiln.name");
+    }
+  }];
+}
+
+class Kiln_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kiln_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+defvar Kiln_AllElementTypes = [F32, F16, BF16, I8, I32, I64, I1];
+defvar Kiln_FloatElementTypes = [F32, F16, BF16];
+
+def Kiln_ElementType : AnyTypeOf<Kiln_AllElementTypes>;
+def Kiln_Tensor : StaticShapeTensorOf<Kiln_AllElementTypes>;
+def Kiln_FloatTensor : StaticShapeTensorOf<Kiln_FloatElementTypes>;
+def Kiln_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, I8, I32, I64]>;
+def Kiln_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def Kiln_BoolTensor : StaticShapeTensorOf<[I1]>;
+
+#endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

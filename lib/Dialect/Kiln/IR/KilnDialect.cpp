@@ -1,0 +1,71 @@
+//===- KilnDialect.cpp - kiln dialect ---------------------------*- C++ -*-===//
+//
+// Registers the kiln ops and attributes, materializes folded constants as
+// kiln.constant, and verifies the kiln.* argument and result attributes
+// (the names of network inputs and outputs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.cpp.inc"
+#include "kiln/Dialect/Kiln/IR/KilnEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnAttrs.cpp.inc"
+
+void KilnDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/Dialect/Kiln/IR/KilnAttrs.cpp.inc"
+      >();
+}
+
+Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+/// Checks a kiln.* attribute on argument or result `index` of `op`.
+static LogicalResult verifyValueAttribute(Operation *op, StringRef kind,
+                                          unsigned index,
+                                          NamedAttribute attribute) {
+  if (attribute.getName() != KilnDialect::getNameAttrName())
+    return op->emitError() << "unknown kiln " << kind << " attribute '"
+                           << attribute.getName().getValue() << "'";
+  auto name = dyn_cast<StringAttr>(attribute.getValue());
+  if (!name || name.getValue().empty())
+    return op->emitError() << "'" << KilnDialect::getNameAttrName() << "' on "
+                           << kind << " " << index
+                           << " must be a non-empty string";
+  return success();
+}
+
+LogicalResult KilnDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned /*regionIndex*/,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attribute) {
+  return verifyValueAttribute(op, "argument", argIndex, attribute);
+}
+
+LogicalResult KilnDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned /*regionIndex*/, unsigned resultIndex,
+    NamedAttribute attribute) {
+  return verifyValueAttribute(op, "result", resultIndex, attribute);
+}

@@ -1,0 +1,27 @@
+//===- InitAll.cpp - register everything kiln tools use --------*- C++ -*-===//
+//
+// Registers the kiln dialect with the upstream dialects its IR and pipelines
+// use, and the kiln and upstream passes, in one place for every tool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/InitAll.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<KilnDialect, arith::ArithDialect, func::FuncDialect,
+                  tensor::TensorDialect>();
+}
+
+void mlir::kiln::registerAllPasses() {
+  // Upstream: canonicalize, cse, inline, symbol-dce, ...
+  mlir::registerTransformsPasses();
+  registerKilnPassesAndPipelines();
+}
