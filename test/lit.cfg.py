@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration of the kiln tests: FileCheck and friends come from the LLVM
+# tools directory (Debian installs them as FileCheck-22 on PATH only).
+
+import os
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "kiln"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
+config.substitutions.append(("%kiln_obj_root", config.kiln_obj_root))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["kiln-opt", "kiln-device-info"], [config.kiln_tools_dir])
+
+# GPU tests say `REQUIRES: cuda-gpu`; the feature is set only when the runtime
+# finds a driver and a device here.
+probe = os.path.join(config.kiln_tools_dir, "kiln-device-info")
+try:
+    if subprocess.run([probe], capture_output=True, timeout=60).returncode == 0:
+        config.available_features.add("cuda-gpu")
+except (OSError, subprocess.TimeoutExpired):
+    pass
