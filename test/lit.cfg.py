@@ -10,7 +10,7 @@ from lit.llvm import llvm_config
 
 config.name = "kiln"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".onnxtxt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
@@ -22,7 +22,12 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["kiln-opt", "kiln-device-info"], [config.kiln_tools_dir])
+    ["kiln-opt", "kiln-compile", "kiln-device-info"], [config.kiln_tools_dir])
+
+# Binary ONNX models are made in tests from protobuf text with protoc and
+# libonnx's schema: %encode_onnx < model.txtpb > model.onnx
+config.substitutions.append(
+    ("%encode_onnx", "protoc --encode=onnx.ModelProto -I/usr/include/onnx onnx.proto"))
 
 # GPU tests say `REQUIRES: cuda-gpu`; the feature is set only when the runtime
 # finds a driver and a device here.

@@ -1,0 +1,313 @@
+//===- ElementwiseHandlers.cpp - ONNX elementwise ops -----------*- C++ -*-===//
+//
+// Handlers for ONNX's elementwise ops: binary arithmetic, logic and
+// comparison (numpy broadcasting), variadic Sum/Mean/Max/Min, Where, the
+// unary math functions, the activations, Clip, PRelu, Cast and CastLike,
+// Identity and inference-mode Dropout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::onnx_import;
+
+namespace {
+
+template <BinaryKind kind>
+LogicalResult binary(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  FailureOr<Value> r = nc.create<BinaryOp>(
+      {nc.input(0), nc.input(1)},
+      {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+FailureOr<Value> makeBinary(NodeContext &nc, BinaryKind kind, Value a, Value b) {
+  return nc.create<BinaryOp>(
+      {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
+}
+
+/// Mod: fmod = 1 is C fmod (floats), 0 the floored integer remainder.
+LogicalResult mod(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  BinaryKind kind = nc.getInt("fmod", 0) ? BinaryKind::FMod : BinaryKind::Mod;
+  FailureOr<Value> r = makeBinary(nc, kind, nc.input(0), nc.input(1));
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+/// Sum, Max, Min (and Mean, which divides by the count): a left fold.
+template <BinaryKind kind, bool mean = false>
+LogicalResult variadic(NodeContext &nc) {
+  if (nc.numInputs() == 0 || failed(nc.requireInputs(nc.numInputs())))
+    return nc.fail("expects at least one input");
+  Value acc = nc.input(0);
+  for (unsigned i = 1; i < nc.numInputs(); ++i) {
+    FailureOr<Value> r = makeBinary(nc, kind, acc, nc.input(i));
+    if (failed(r))
+      return failure();
+    acc = *r;
+  }
+  if (mean && nc.numInputs() > 1) {
+    auto type = cast<RankedTensorType>(acc.getType());
+    Value count = nc.splat(RankedTensorType::get({}, type.getElementType()),
+                           static_cast<double>(nc.numInputs()));
+    FailureOr<Value> r = makeBinary(nc, BinaryKind::Div, acc, count);
+    if (failed(r))
+      return failure();
+    acc = *r;
+  }
+  nc.setOutput(0, acc);
+  return success();
+}
+
+LogicalResult where(NodeContext &nc) {
+  if (failed(nc.requireInputs(3)))
+    return failure();
+  FailureOr<Value> r =
+      nc.create<SelectOp>({nc.input(0), nc.input(1), nc.input(2)});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+template <UnaryKind kind>
+LogicalResult unary(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  FailureOr<Value> r = nc.create<UnaryOp>(
+      {nc.input(0)},
+      {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+FailureOr<Value> makeActivation(NodeContext &nc, ActivationKind kind, Value x,
+                                std::optional<float> alpha,
+                                std::optional<float> beta) {
+  SmallVector<NamedAttribute> attrs = {
+      nc.named("kind", ActivationKindAttr::get(nc.b.getContext(), kind))};
+  if (alpha)
+    attrs.push_back(nc.named("alpha", nc.b.getF32FloatAttr(*alpha)));
+  if (beta)
+    attrs.push_back(nc.named("beta", nc.b.getF32FloatAttr(*beta)));
+  return nc.create<ActivationOp>({x}, attrs);
+}
+
+/// An activation; `alpha`/`beta` name the ONNX attributes and defaults.
+template <ActivationKind kind>
+LogicalResult activation(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  std::optional<float> alpha, beta;
+  switch (kind) {
+  case ActivationKind::LeakyRelu:
+    alpha = nc.getFloat("alpha", 0.01f);
+    break;
+  case ActivationKind::Elu:
+  case ActivationKind::ThresholdedRelu:
+    alpha = nc.getFloat("alpha", 1.0f);
+    break;
+  case ActivationKind::Selu:
+    alpha = nc.getFloat("alpha", 1.67326319217681884765625f);
+    beta = nc.getFloat("gamma", 1.05070102214813232421875f);
+    break;
+  case ActivationKind::HardSigmoid:
+    alpha = nc.getFloat("alpha", 0.2f);
+    beta = nc.getFloat("beta", 0.5f);
+    break;
+  default:
+    break;
+  }
+  FailureOr<Value> r = makeActivation(nc, kind, nc.input(0), alpha, beta);
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+/// Clip-6: min/max attributes; Clip-11: optional constant inputs.
+LogicalResult clip(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  if (nc.opset < 11) {
+    lo = nc.getFloat("min", lo);
+    hi = nc.getFloat("max", hi);
+  } else {
+    for (unsigned i : {1u, 2u}) {
+      if (!nc.hasInput(i))
+        continue;
+      FailureOr<SmallVector<double>> v = nc.floatInput(i);
+      if (failed(v))
+        return failure();
+      if (v->size() != 1)
+        return nc.fail("expects a scalar " + Twine(i == 1 ? "min" : "max"));
+      (i == 1 ? lo : hi) = static_cast<float>((*v)[0]);
+    }
+  }
+  if (lo > hi) {
+    // ONNX: every element becomes max when min > max.
+    lo = hi;
+  }
+  FailureOr<Value> r =
+      makeActivation(nc, ActivationKind::Clip, nc.input(0), lo, hi);
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+/// PRelu: x < 0 ? slope * x : x, slope broadcasting to x.
+LogicalResult prelu(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  Value x = nc.input(0);
+  auto type = nc.inputType(0);
+  Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0.0);
+  FailureOr<Value> negative = makeBinary(nc, BinaryKind::Less, x, zero);
+  FailureOr<Value> scaled =
+      failed(negative) ? FailureOr<Value>(failure())
+                       : makeBinary(nc, BinaryKind::Mul, x, nc.input(1));
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> r = nc.create<SelectOp>({*negative, *scaled, x});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult castTo(NodeContext &nc, Type element) {
+  auto type = nc.inputType(0);
+  FailureOr<Value> r = nc.createTyped<CastOp>(
+      RankedTensorType::get(type.getShape(), element), {nc.input(0)});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult castHandler(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  int64_t to = nc.getInt("to", 0);
+  Type element = convertElementType(nc.b.getContext(), static_cast<int32_t>(to));
+  if (!element)
+    return nc.unsupported("cast to " + dataTypeName(static_cast<int32_t>(to)) +
+                          " is not supported");
+  return castTo(nc, element);
+}
+
+LogicalResult castLikeHandler(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  return castTo(nc, nc.inputType(1).getElementType());
+}
+
+LogicalResult identity(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  nc.setOutput(0, nc.input(0));
+  return success();
+}
+
+/// Dropout at inference is the identity; its mask output is not supported.
+LogicalResult dropout(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  if (nc.hasInput(2)) {
+    FailureOr<SmallVector<int64_t>> training = nc.intInput(2);
+    if (failed(training))
+      return failure();
+    if (!training->empty() && (*training)[0] != 0)
+      return nc.unsupported("training mode is not supported");
+  }
+  if (nc.hasOutput(1))
+    return nc.unsupported("the mask output is not supported");
+  nc.setOutput(0, nc.input(0));
+  return success();
+}
+
+} // namespace
+
+void mlir::kiln::onnx_import::appendElementwiseHandlers(
+    std::vector<HandlerEntry> &table) {
+  static const HandlerEntry entries[] = {
+      {"Add", 7, binary<BinaryKind::Add>},
+      {"Sub", 7, binary<BinaryKind::Sub>},
+      {"Mul", 7, binary<BinaryKind::Mul>},
+      {"Div", 7, binary<BinaryKind::Div>},
+      {"Pow", 7, binary<BinaryKind::Pow>},
+      {"Mod", 10, mod},
+      {"And", 7, binary<BinaryKind::And>},
+      {"Or", 7, binary<BinaryKind::Or>},
+      {"Xor", 7, binary<BinaryKind::Xor>},
+      {"Equal", 7, binary<BinaryKind::Equal>},
+      {"Less", 7, binary<BinaryKind::Less>},
+      {"LessOrEqual", 12, binary<BinaryKind::LessEqual>},
+      {"Greater", 7, binary<BinaryKind::Greater>},
+      {"GreaterOrEqual", 12, binary<BinaryKind::GreaterEqual>},
+      {"Sum", 6, variadic<BinaryKind::Add>},
+      {"Mean", 6, variadic<BinaryKind::Add, true>},
+      {"Max", 6, variadic<BinaryKind::Max>},
+      {"Min", 6, variadic<BinaryKind::Min>},
+      {"Where", 9, where},
+      {"Abs", 6, unary<UnaryKind::Abs>},
+      {"Neg", 6, unary<UnaryKind::Neg>},
+      {"Exp", 6, unary<UnaryKind::Exp>},
+      {"Log", 6, unary<UnaryKind::Log>},
+      {"Sqrt", 6, unary<UnaryKind::Sqrt>},
+      {"Reciprocal", 6, unary<UnaryKind::Recip>},
+      {"Ceil", 6, unary<UnaryKind::Ceil>},
+      {"Floor", 6, unary<UnaryKind::Floor>},
+      {"Sin", 7, unary<UnaryKind::Sin>},
+      {"Cos", 7, unary<UnaryKind::Cos>},
+      {"Tan", 7, unary<UnaryKind::Tan>},
+      {"Asin", 7, unary<UnaryKind::Asin>},
+      {"Acos", 7, unary<UnaryKind::Acos>},
+      {"Atan", 7, unary<UnaryKind::Atan>},
+      {"Sinh", 9, unary<UnaryKind::Sinh>},
+      {"Cosh", 9, unary<UnaryKind::Cosh>},
+      {"Asinh", 9, unary<UnaryKind::Asinh>},
+      {"Acosh", 9, unary<UnaryKind::Acosh>},
+      {"Atanh", 9, unary<UnaryKind::Atanh>},
+      {"Erf", 9, unary<UnaryKind::Erf>},
+      {"Sign", 9, unary<UnaryKind::Sign>},
+      {"Round", 11, unary<UnaryKind::Round>},
+      {"Not", 1, unary<UnaryKind::Not>},
+      {"Relu", 6, activation<ActivationKind::Relu>},
+      {"LeakyRelu", 6, activation<ActivationKind::LeakyRelu>},
+      {"Sigmoid", 6, activation<ActivationKind::Sigmoid>},
+      {"Tanh", 6, activation<ActivationKind::Tanh>},
+      {"Elu", 6, activation<ActivationKind::Elu>},
+      {"Selu", 6, activation<ActivationKind::Selu>},
+      {"Softplus", 1, activation<ActivationKind::Softplus>},
+      {"Softsign", 1, activation<ActivationKind::Softsign>},
+      {"HardSigmoid", 6, activation<ActivationKind::HardSigmoid>},
+      {"ThresholdedRelu", 10, activation<ActivationKind::ThresholdedRelu>},
+      {"HardSwish", 14, activation<ActivationKind::HardSwish>},
+      {"Clip", 6, clip},
+      {"PRelu", 7, prelu},
+      {"Cast", 6, castHandler},
+      {"CastLike", 15, castLikeHandler},
+      {"Identity", 1, identity},
+      {"Dropout", 7, dropout},
+  };
+  table.insert(table.end(), std::begin(entries), std::end(entries));
+}

@@ -1,0 +1,165 @@
+//===- ImportContext.h - state shared by the ONNX op handlers ---*- C++ -*-===//
+//
+// The importer walks the graph node by node; for each node it finds a handler
+// in the (op type, since-version) table and gives it a NodeContext: typed
+// access to the node's inputs and attributes, a checked way to create kiln
+// ops, and error reporting that the importer prefixes with the node's name.
+// Private to the importer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
+#define KILN_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+namespace mlir::kiln::onnx_import {
+
+class GraphImporter;
+
+/// What a handler sees of one node.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &graph, const onnx::NodeProto &node, int64_t opset,
+              OpBuilder &builder, Location loc)
+      : graph(graph), node(node), opset(opset), b(builder), loc(loc) {}
+
+  //===--- inputs ---===//
+  /// True when input `i` is given (present and not the empty name).
+  bool hasInput(unsigned i) const;
+  unsigned numInputs() const { return node.input_size(); }
+  /// Input `i`; a handler checks hasInput (or requireInputs) first.
+  Value input(unsigned i) const;
+  RankedTensorType inputType(unsigned i) const;
+  /// Fails unless inputs [0, n) are all given.
+  LogicalResult requireInputs(unsigned n);
+  /// The values of constant input `i` (an initializer, a Constant node or a
+  /// graph input passed as a constant). Fails, naming the input, otherwise.
+  FailureOr<SmallVector<int64_t>> intInput(unsigned i);
+  FailureOr<SmallVector<double>> floatInput(unsigned i);
+
+  //===--- attributes ---===//
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
+  int64_t getInt(llvm::StringRef name, int64_t dflt) const;
+  float getFloat(llvm::StringRef name, float dflt) const;
+  std::string getString(llvm::StringRef name, llvm::StringRef dflt) const;
+  SmallVector<int64_t> getInts(llvm::StringRef name) const;
+
+  //===--- outputs ---===//
+  unsigned numOutputs() const { return node.output_size(); }
+  /// True when output `i` is given and used by the graph.
+  bool hasOutput(unsigned i) const;
+  void setOutput(unsigned i, Value value);
+
+  //===--- building ---===//
+  /// Creates an op whose result type kiln infers; fails (with the
+  /// verifier's message) instead of crashing on bad operands.
+  template <typename OpTy>
+  FailureOr<Value> create(ValueRange operands,
+                          ArrayRef<NamedAttribute> attributes = {}) {
+    OperationState state(loc, OpTy::getOperationName());
+    if (failed(prepare(state, operands, attributes)))
+      return failure();
+    OpaqueProperties properties =
+        &state.getOrAddProperties<typename OpTy::Properties>();
+    DictionaryAttr dict = state.attributes.getDictionary(b.getContext());
+    if (failed(state.name.getRegisteredInfo()->setOpPropertiesFromAttribute(
+            state.name, properties, dict, [&] { return emitError(loc); })))
+      return failure();
+    SmallVector<Type> types;
+    if (failed(OpTy::inferReturnTypes(b.getContext(), loc, operands, dict,
+                                      properties, state.regions, types)))
+      return failure(); // The message was captured as a diagnostic.
+    state.addTypes(types);
+    return finish(state);
+  }
+  /// Creates an op with the given result type (reshape, cast, resize).
+  template <typename OpTy>
+  FailureOr<Value> createTyped(Type resultType, ValueRange operands,
+                               ArrayRef<NamedAttribute> attributes = {}) {
+    OperationState state(loc, OpTy::getOperationName());
+    if (failed(prepare(state, operands, attributes)))
+      return failure();
+    state.addTypes(resultType);
+    return finish(state);
+  }
+  /// `v` reshaped to `shape` (v itself when it has that shape).
+  FailureOr<Value> reshape(Value v, ArrayRef<int64_t> shape);
+  /// A kiln.constant.
+  Value constant(ElementsAttr value);
+  /// A splat constant of `element` type.
+  Value splat(RankedTensorType type, double value);
+  NamedAttribute named(llvm::StringRef name, Attribute value) {
+    return b.getNamedAttr(name, value);
+  }
+  DenseI64ArrayAttr i64s(ArrayRef<int64_t> values) {
+    return b.getDenseI64ArrayAttr(values);
+  }
+
+  /// The folder external data is read from.
+  llvm::StringRef modelDir() const;
+
+  //===--- errors ---===//
+  /// Records what is wrong with the node and fails.
+  LogicalResult fail(const llvm::Twine &message);
+  /// Like fail, for a valid model kiln cannot import (yet).
+  LogicalResult unsupported(const llvm::Twine &message);
+  /// Normalizes a possibly negative axis against `rank`.
+  FailureOr<int64_t> axis(int64_t value, int64_t rank, llvm::StringRef what);
+
+  GraphImporter &graph;
+  const onnx::NodeProto &node;
+  int64_t opset;
+  OpBuilder &b;
+  Location loc;
+
+private:
+  LogicalResult prepare(OperationState &state, ValueRange operands,
+                        ArrayRef<NamedAttribute> attributes);
+  /// Creates the op and verifies it; erases it and fails if it is invalid.
+  FailureOr<Value> finish(OperationState &state);
+};
+
+using Handler = LogicalResult (*)(NodeContext &);
+
+/// One row of the handler table: `handler` imports `opType` as defined in
+/// operator set `sinceVersion` (and later sets, until the next row).
+struct HandlerEntry {
+  const char *opType;
+  int sinceVersion;
+  Handler handler;
+};
+
+/// The handler tables, one per family of ONNX ops.
+void appendElementwiseHandlers(std::vector<HandlerEntry> &table);
+void appendNeuralNetHandlers(std::vector<HandlerEntry> &table);
+void appendShapeHandlers(std::vector<HandlerEntry> &table);
+
+/// Converts a TensorProto (with `raw_data` moved out, not copied, when it
+/// can be) to an attribute; external data is read relative to `modelDir`.
+FailureOr<ElementsAttr> convertTensor(MLIRContext *context,
+                                      onnx::TensorProto &tensor,
+                                      llvm::StringRef modelDir,
+                                      llvm::StringRef resourceName,
+                                      std::string &error);
+
+/// "1x3x224x224" ("scalar" for rank 0).
+std::string formatDims(ArrayRef<int64_t> dims);
+
+/// The kiln element type of an ONNX data type, or null.
+Type convertElementType(MLIRContext *context, int32_t dataType);
+/// "FLOAT", "DOUBLE", ...
+std::string dataTypeName(int32_t dataType);
+
+} // namespace mlir::kiln::onnx_import
+
+#endif // KILN_LIB_IMPORT_ONNX_IMPORTCONTEXT_H

@@ -1,0 +1,387 @@
+//===- NeuralNetHandlers.cpp - ONNX layers ----------------------*- C++ -*-===//
+//
+// Handlers for ONNX's network layers: Conv, ConvTranspose (auto_pad and
+// output_shape resolved to explicit pads), MaxPool, AveragePool, the global
+// pools, BatchNormalization (inference), InstanceNormalization, LRN, Gemm,
+// MatMul (vectors reshaped to matrices), Softmax and LogSoftmax (opset < 13
+// flattening semantics included).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::onnx_import;
+
+namespace {
+
+/// Kernel, strides, dilations and explicit pads of a windowed layer.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+/// Reads the window attributes of a node over `input` (N x C x spatial);
+/// `kernel` comes from kernel_shape or, for convolutions, the filter.
+FailureOr<Window> readWindow(NodeContext &nc, RankedTensorType input,
+                             ArrayRef<int64_t> kernelFromFilter) {
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return nc.fail("expects an input of rank >= 3 (N x C x spatial), got " +
+                   formatDims(input.getShape()));
+  size_t k = rank - 2;
+  Window w;
+  w.kernel = nc.getInts("kernel_shape");
+  if (w.kernel.empty())
+    w.kernel.assign(kernelFromFilter.begin(), kernelFromFilter.end());
+  w.strides = nc.getInts("strides");
+  w.dilations = nc.getInts("dilations");
+  w.pads = nc.getInts("pads");
+  if (w.strides.empty())
+    w.strides.assign(k, 1);
+  if (w.dilations.empty())
+    w.dilations.assign(k, 1);
+  if (w.kernel.size() != k || w.strides.size() != k || w.dilations.size() != k)
+    return nc.fail("expects kernel_shape, strides and dilations with " +
+                   Twine(k) + " entries");
+  for (size_t i = 0; i < k; ++i)
+    if (w.kernel[i] <= 0 || w.strides[i] <= 0 || w.dilations[i] <= 0)
+      return nc.fail("expects positive kernel_shape, strides and dilations");
+  std::string autoPad = nc.getString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") {
+    if (w.pads.empty())
+      w.pads.assign(2 * k, 0);
+    if (w.pads.size() != 2 * k)
+      return nc.fail("expects 'pads' with " + Twine(2 * k) + " entries, got " +
+                     Twine(w.pads.size()));
+  } else if (autoPad == "VALID") {
+    w.pads.assign(2 * k, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    w.pads.assign(2 * k, 0);
+    for (size_t i = 0; i < k; ++i) {
+      int64_t in = input.getDimSize(2 + i);
+      int64_t out = (in + w.strides[i] - 1) / w.strides[i];
+      int64_t total = std::max<int64_t>(
+          (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - in, 0);
+      int64_t small = total / 2, large = total - small;
+      w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+      w.pads[k + i] = autoPad == "SAME_UPPER" ? large : small;
+    }
+  } else {
+    return nc.fail("unknown auto_pad '" + autoPad + "'");
+  }
+  return w;
+}
+
+/// Checks that the filter has the input's rank (both N x C x spatial).
+LogicalResult checkFilterRank(NodeContext &nc) {
+  auto input = nc.inputType(0), filter = nc.inputType(1);
+  if (input.getRank() < 3 || filter.getRank() != input.getRank())
+    return nc.fail("expects input and filter of one rank >= 3, got " +
+                   formatDims(input.getShape()) + " and " +
+                   formatDims(filter.getShape()));
+  return success();
+}
+
+LogicalResult conv(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)) || failed(checkFilterRank(nc)))
+    return failure();
+  auto filter = nc.inputType(1);
+  FailureOr<Window> w =
+      readWindow(nc, nc.inputType(0), filter.getShape().drop_front(2));
+  if (failed(w))
+    return failure();
+  if (ArrayRef<int64_t>(w->kernel) != filter.getShape().drop_front(2))
+    return nc.fail("kernel_shape does not match the filter's spatial shape");
+  SmallVector<Value> operands = {nc.input(0), nc.input(1)};
+  if (nc.hasInput(2))
+    operands.push_back(nc.input(2));
+  FailureOr<Value> r = nc.create<ConvolutionOp>(
+      operands, {nc.named("strides", nc.i64s(w->strides)),
+                 nc.named("pads", nc.i64s(w->pads)),
+                 nc.named("dilations", nc.i64s(w->dilations)),
+                 nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult convTranspose(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)) || failed(checkFilterRank(nc)))
+    return failure();
+  auto input = nc.inputType(0);
+  auto filter = nc.inputType(1);
+  std::string autoPad = nc.getString("auto_pad", "NOTSET");
+  // auto_pad for ConvTranspose means "output = input * stride".
+  FailureOr<Window> w = [&]() -> FailureOr<Window> {
+    Window win;
+    int64_t rank = input.getRank();
+    if (rank < 3)
+      return nc.fail("expects an input of rank >= 3 (N x C x spatial)");
+    size_t k = rank - 2;
+    win.kernel = nc.getInts("kernel_shape");
+    if (win.kernel.empty())
+      win.kernel.assign(filter.getShape().begin() + 2, filter.getShape().end());
+    win.strides = nc.getInts("strides");
+    win.dilations = nc.getInts("dilations");
+    win.pads = nc.getInts("pads");
+    if (win.strides.empty())
+      win.strides.assign(k, 1);
+    if (win.dilations.empty())
+      win.dilations.assign(k, 1);
+    if (win.pads.empty())
+      win.pads.assign(2 * k, 0);
+    if (win.kernel.size() != k || win.strides.size() != k ||
+        win.dilations.size() != k || win.pads.size() != 2 * k)
+      return nc.fail("expects one kernel_shape, strides and dilations entry "
+                     "and two pads entries per spatial dimension");
+    return win;
+  }();
+  if (failed(w))
+    return failure();
+  size_t k = w->kernel.size();
+  SmallVector<int64_t> outputPadding = nc.getInts("output_padding");
+  if (outputPadding.empty())
+    outputPadding.assign(k, 0);
+  SmallVector<int64_t> outputShape = nc.getInts("output_shape");
+  if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    if (outputShape.empty())
+      for (size_t i = 0; i < k; ++i)
+        outputShape.push_back(input.getDimSize(2 + i) * w->strides[i]);
+    if (outputShape.size() == k + 2)
+      outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+    if (outputShape.size() != k)
+      return nc.fail("expects output_shape with " + Twine(k) + " entries");
+    for (size_t i = 0; i < k; ++i) {
+      int64_t total = w->strides[i] * (input.getDimSize(2 + i) - 1) +
+                      outputPadding[i] +
+                      ((w->kernel[i] - 1) * w->dilations[i] + 1) -
+                      outputShape[i];
+      if (total < 0) {
+        // Not reachable with pads alone: extend with output padding.
+        outputPadding[i] -= total;
+        total = 0;
+      }
+      int64_t half = total / 2;
+      bool upper = autoPad == "SAME_UPPER";
+      w->pads[i] = upper ? half : total - half;
+      w->pads[k + i] = upper ? total - half : half;
+    }
+  } else if (autoPad == "VALID") {
+    w->pads.assign(2 * k, 0);
+  }
+  SmallVector<Value> operands = {nc.input(0), nc.input(1)};
+  if (nc.hasInput(2))
+    operands.push_back(nc.input(2));
+  FailureOr<Value> r = nc.create<DeconvolutionOp>(
+      operands, {nc.named("strides", nc.i64s(w->strides)),
+                 nc.named("pads", nc.i64s(w->pads)),
+                 nc.named("dilations", nc.i64s(w->dilations)),
+                 nc.named("output_padding", nc.i64s(outputPadding)),
+                 nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+template <PoolKind kind>
+LogicalResult pool(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  if (nc.hasOutput(1))
+    return nc.unsupported("the Indices output of MaxPool is not supported");
+  if (nc.getInt("storage_order", 0) != 0)
+    return nc.unsupported("storage_order = 1 is not supported");
+  FailureOr<Window> w = readWindow(nc, nc.inputType(0), {});
+  if (failed(w))
+    return failure();
+  SmallVector<NamedAttribute> attrs = {
+      nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind)),
+      nc.named("window", nc.i64s(w->kernel)),
+      nc.named("strides", nc.i64s(w->strides)),
+      nc.named("pads", nc.i64s(w->pads)),
+      nc.named("dilations", nc.i64s(w->dilations)),
+      nc.named("ceil_mode", nc.b.getBoolAttr(nc.getInt("ceil_mode", 0) != 0))};
+  if (kind == PoolKind::Average && nc.getInt("count_include_pad", 0))
+    attrs.push_back(nc.named("count_include_pad", nc.b.getBoolAttr(true)));
+  FailureOr<Value> r = nc.create<PoolOp>({nc.input(0)}, attrs);
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+template <PoolKind kind>
+LogicalResult globalPool(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  FailureOr<Value> r = nc.create<GlobalPoolOp>(
+      {nc.input(0)}, {nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult batchNorm(NodeContext &nc) {
+  if (failed(nc.requireInputs(5)))
+    return failure();
+  if (nc.getInt("training_mode", 0))
+    return nc.unsupported("training_mode = 1 is not supported");
+  for (unsigned i = 1; i < nc.numOutputs(); ++i)
+    if (nc.hasOutput(i))
+      return nc.unsupported("the running statistics outputs are not supported");
+  FailureOr<Value> r = nc.create<BatchNormOp>(
+      {nc.input(0), nc.input(1), nc.input(2), nc.input(3), nc.input(4)},
+      {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult instanceNorm(NodeContext &nc) {
+  if (failed(nc.requireInputs(3)))
+    return failure();
+  FailureOr<Value> r = nc.create<InstanceNormOp>(
+      {nc.input(0), nc.input(1), nc.input(2)},
+      {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult lrn(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  if (!nc.hasAttr("size"))
+    return nc.fail("expects attribute 'size'");
+  FailureOr<Value> r = nc.create<LrnOp>(
+      {nc.input(0)},
+      {nc.named("size", nc.b.getI64IntegerAttr(nc.getInt("size", 1))),
+       nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1e-4f))),
+       nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 0.75f))),
+       nc.named("bias", nc.b.getF32FloatAttr(nc.getFloat("bias", 1.0f)))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult gemm(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  SmallVector<Value> operands = {nc.input(0), nc.input(1)};
+  if (nc.hasInput(2))
+    operands.push_back(nc.input(2));
+  FailureOr<Value> r = nc.create<GemmOp>(
+      operands,
+      {nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1.0f))),
+       nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 1.0f))),
+       nc.named("transpose_a", nc.b.getBoolAttr(nc.getInt("transA", 0) != 0)),
+       nc.named("transpose_b", nc.b.getBoolAttr(nc.getInt("transB", 0) != 0))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+/// numpy matmul: a vector operand becomes a matrix, and the added dimension
+/// is dropped from the result.
+LogicalResult matmul(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  auto a = nc.inputType(0), b = nc.inputType(1);
+  if (a.getRank() == 0 || b.getRank() == 0)
+    return nc.fail("expects operands of rank >= 1");
+  Value lhs = nc.input(0), rhs = nc.input(1);
+  if (a.getRank() == 1) {
+    FailureOr<Value> r = nc.reshape(lhs, {1, a.getDimSize(0)});
+    if (failed(r))
+      return failure();
+    lhs = *r;
+  }
+  if (b.getRank() == 1) {
+    FailureOr<Value> r = nc.reshape(rhs, {b.getDimSize(0), 1});
+    if (failed(r))
+      return failure();
+    rhs = *r;
+  }
+  FailureOr<Value> product = nc.create<MatmulOp>({lhs, rhs});
+  if (failed(product))
+    return failure();
+  auto shape = SmallVector<int64_t>(
+      cast<RankedTensorType>(product->getType()).getShape());
+  if (b.getRank() == 1)
+    shape.pop_back();
+  if (a.getRank() == 1)
+    shape.erase(shape.end() - (b.getRank() == 1 ? 1 : 2));
+  FailureOr<Value> r = nc.reshape(*product, shape);
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+/// Softmax/LogSoftmax. Before opset 13 the input is coerced to a matrix at
+/// `axis` (default 1) and normalized over the whole second dimension.
+template <typename OpTy>
+LogicalResult softmax(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return nc.fail("expects an input of rank >= 1");
+  bool coerce = nc.opset < 13;
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", coerce ? 1 : -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  Value x = nc.input(0);
+  int64_t opAxis = *axis;
+  if (coerce && *axis != rank - 1) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < rank; ++i)
+      (i < *axis ? outer : inner) *= type.getDimSize(i);
+    FailureOr<Value> flat = nc.reshape(x, {outer, inner});
+    if (failed(flat))
+      return failure();
+    x = *flat;
+    opAxis = 1;
+  }
+  FailureOr<Value> r =
+      nc.create<OpTy>({x}, {nc.named("axis", nc.b.getI64IntegerAttr(opAxis))});
+  if (failed(r))
+    return failure();
+  FailureOr<Value> out = nc.reshape(*r, type.getShape());
+  if (failed(out))
+    return failure();
+  nc.setOutput(0, *out);
+  return success();
+}
+
+} // namespace
+
+void mlir::kiln::onnx_import::appendNeuralNetHandlers(
+    std::vector<HandlerEntry> &table) {
+  static const HandlerEntry entries[] = {
+      {"Conv", 1, conv},
+      {"ConvTranspose", 1, convTranspose},
+      {"MaxPool", 1, pool<PoolKind::Max>},
+      {"AveragePool", 1, pool<PoolKind::Average>},
+      {"GlobalMaxPool", 1, globalPool<PoolKind::Max>},
+      {"GlobalAveragePool", 1, globalPool<PoolKind::Average>},
+      {"BatchNormalization", 7, batchNorm},
+      {"InstanceNormalization", 6, instanceNorm},
+      {"LRN", 1, lrn},
+      {"Gemm", 7, gemm},
+      {"MatMul", 1, matmul},
+      {"Softmax", 1, softmax<SoftmaxOp>},
+      {"LogSoftmax", 1, softmax<LogSoftmaxOp>},
+  };
+  table.insert(table.end(), std::begin(entries), std::end(entries));
+}

@@ -1,0 +1,639 @@
+//===- OnnxImporter.cpp - ONNX model to kiln IR -----------------*- C++ -*-===//
+//
+// Reads a model (binary protobuf with explicit size and recursion limits, or
+// the ONNX text format through libonnx's parser), checks its graph, and turns
+// it into one func.func: graph inputs become arguments (initializers and
+// Constant nodes become kiln.constant), each node is imported by the handler
+// that the (op type, since-version) table picks for the model's opset, and
+// graph outputs are returned. Every error names its node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Import/OnnxImporter.h"
+
+#include "ImportContext.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/defs/parser.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::onnx_import;
+
+std::string mlir::kiln::onnx_import::formatDims(ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
+}
+
+/// "1x?x224" for a declared ONNX shape.
+static std::string onnxShapeString(const onnx::TensorShapeProto &shape) {
+  std::string s;
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    s += i ? "x" : "";
+    s += shape.dim(i).has_dim_value() ? std::to_string(shape.dim(i).dim_value())
+                                      : std::string("?");
+  }
+  return s.empty() ? "scalar" : s;
+}
+
+namespace mlir::kiln::onnx_import {
+
+/// Imports one graph into one function.
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext *ctx, const OnnxImportOptions &options,
+                OnnxImportResult &result, std::string path)
+      : ctx(ctx), options(options), result(result), path(std::move(path)),
+        fileLoc(FileLineColLoc::get(ctx, this->path, 0, 0)) {
+    modelDir = llvm::sys::path::parent_path(this->path).str();
+  }
+
+  LogicalResult run(onnx::ModelProto &model);
+
+  /// Values by ONNX name.
+  llvm::StringMap<Value> values;
+  /// Graph inputs that are function arguments, by name.
+  llvm::StringMap<unsigned> argumentIndex;
+  /// Messages of the node being imported.
+  std::string nodeError;
+  bool nodeUnsupported = false;
+
+  MLIRContext *ctx;
+  const OnnxImportOptions &options;
+  OnnxImportResult &result;
+  std::string path, modelDir;
+  Location fileLoc;
+
+private:
+  LogicalResult error(const Twine &message) {
+    emitError(fileLoc) << message;
+    return failure();
+  }
+  LogicalResult importInputs(const onnx::GraphProto &graph, OpBuilder &b,
+                             SmallVectorImpl<Type> &argTypes,
+                             SmallVectorImpl<std::string> &argNames);
+  LogicalResult importInitializers(onnx::GraphProto &graph, OpBuilder &b);
+  LogicalResult importNode(onnx::NodeProto &node, int index, OpBuilder &b);
+  const HandlerEntry *findHandler(const onnx::NodeProto &node);
+
+  std::vector<HandlerEntry> table;
+  int64_t opset = 0;
+  int64_t irVersion = 0;
+};
+
+} // namespace mlir::kiln::onnx_import
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+llvm::StringRef NodeContext::modelDir() const { return graph.modelDir; }
+
+bool NodeContext::hasInput(unsigned i) const {
+  return i < static_cast<unsigned>(node.input_size()) && !node.input(i).empty();
+}
+
+Value NodeContext::input(unsigned i) const {
+  return graph.values.lookup(node.input(i));
+}
+
+RankedTensorType NodeContext::inputType(unsigned i) const {
+  return cast<RankedTensorType>(input(i).getType());
+}
+
+LogicalResult NodeContext::requireInputs(unsigned n) {
+  for (unsigned i = 0; i < n; ++i)
+    if (!hasInput(i))
+      return fail("expects input " + Twine(i));
+  return success();
+}
+
+/// The ElementsAttr of a kiln.constant, or null.
+static ElementsAttr constantValue(Value value) {
+  if (auto op = value.getDefiningOp<ConstantOp>())
+    return op.getValue();
+  return nullptr;
+}
+
+/// Reads every element of `attr` as double (ints and floats).
+static bool readValues(ElementsAttr attr, SmallVectorImpl<double> &out) {
+  Type element = attr.getElementType();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (isa<FloatType>(element)) {
+      for (APFloat v : dense.getValues<APFloat>())
+        out.push_back(v.convertToDouble());
+      return true;
+    }
+    for (APInt v : dense.getValues<APInt>())
+      out.push_back(element.isInteger(1) ? double(v.getZExtValue())
+                                         : double(v.getSExtValue()));
+    return true;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob)
+    return false;
+  ArrayRef<char> data = blob->getData();
+  int64_t n = attr.getNumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    if (element.isF32()) {
+      float v;
+      std::memcpy(&v, data.data() + 4 * i, 4);
+      out.push_back(v);
+    } else if (element.isInteger(64)) {
+      int64_t v;
+      std::memcpy(&v, data.data() + 8 * i, 8);
+      out.push_back(double(v));
+    } else if (element.isInteger(32)) {
+      int32_t v;
+      std::memcpy(&v, data.data() + 4 * i, 4);
+      out.push_back(v);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+FailureOr<SmallVector<double>> NodeContext::floatInput(unsigned i) {
+  if (!hasInput(i))
+    return fail("expects input " + Twine(i));
+  ElementsAttr attr = constantValue(input(i));
+  if (!attr) {
+    if (graph.argumentIndex.count(node.input(i)))
+      graph.result.needConstant.push_back(node.input(i));
+    return unsupported("input " + Twine(i) + " ('" + node.input(i) +
+                       "') must be a constant (an initializer or a Constant "
+                       "node) to be imported");
+  }
+  SmallVector<double> values;
+  if (!readValues(attr, values))
+    return fail("cannot read the values of input " + Twine(i));
+  return values;
+}
+
+FailureOr<SmallVector<int64_t>> NodeContext::intInput(unsigned i) {
+  FailureOr<SmallVector<double>> values = floatInput(i);
+  if (failed(values))
+    return failure();
+  SmallVector<int64_t> ints;
+  for (double v : *values)
+    ints.push_back(std::isfinite(v) ? static_cast<int64_t>(v) : 0);
+  return ints;
+}
+
+const onnx::AttributeProto *NodeContext::attr(llvm::StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::getInt(llvm::StringRef name, int64_t dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+float NodeContext::getFloat(llvm::StringRef name, float dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+std::string NodeContext::getString(llvm::StringRef name,
+                                   llvm::StringRef dflt) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+SmallVector<int64_t> NodeContext::getInts(llvm::StringRef name) const {
+  SmallVector<int64_t> out;
+  if (const onnx::AttributeProto *a = attr(name))
+    out.append(a->ints().begin(), a->ints().end());
+  return out;
+}
+
+bool NodeContext::hasOutput(unsigned i) const {
+  return i < static_cast<unsigned>(node.output_size()) &&
+         !node.output(i).empty();
+}
+
+void NodeContext::setOutput(unsigned i, Value value) {
+  if (hasOutput(i))
+    graph.values[node.output(i)] = value;
+}
+
+LogicalResult NodeContext::fail(const llvm::Twine &message) {
+  if (graph.nodeError.empty())
+    graph.nodeError = message.str();
+  return failure();
+}
+
+LogicalResult NodeContext::unsupported(const llvm::Twine &message) {
+  graph.nodeUnsupported = true;
+  return fail(message);
+}
+
+FailureOr<int64_t> NodeContext::axis(int64_t value, int64_t rank,
+                                     llvm::StringRef what) {
+  int64_t normalized = value < 0 ? value + rank : value;
+  if (normalized < 0 || normalized >= rank)
+    return fail(what + " " + Twine(value) + " is out of range for rank " +
+                Twine(rank));
+  return normalized;
+}
+
+FailureOr<Value> NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  return createTyped<ReshapeOp>(
+      RankedTensorType::get(shape, type.getElementType()), {v});
+}
+
+Value NodeContext::constant(ElementsAttr value) {
+  return ConstantOp::create(b, loc, value);
+}
+
+Value NodeContext::splat(RankedTensorType type, double value) {
+  Type element = type.getElementType();
+  Attribute scalar;
+  if (auto f = dyn_cast<FloatType>(element))
+    scalar = FloatAttr::get(f, value);
+  else
+    scalar = IntegerAttr::get(element, static_cast<int64_t>(value));
+  return constant(DenseElementsAttr::get(type, scalar));
+}
+
+LogicalResult NodeContext::prepare(OperationState &state, ValueRange operands,
+                                   ArrayRef<NamedAttribute> attributes) {
+  for (Value v : operands)
+    if (!v)
+      return fail("internal error: missing operand for " +
+                  state.name.getStringRef());
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  return success();
+}
+
+FailureOr<Value> NodeContext::finish(OperationState &state) {
+  Operation *op = b.create(state);
+  if (failed(mlir::verify(op))) {
+    op->erase();
+    return failure();
+  }
+  return op->getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+const HandlerEntry *GraphImporter::findHandler(const onnx::NodeProto &node) {
+  const HandlerEntry *best = nullptr;
+  for (const HandlerEntry &entry : table)
+    if (node.op_type() == entry.opType && entry.sinceVersion <= opset &&
+        (!best || entry.sinceVersion > best->sinceVersion))
+      best = &entry;
+  return best;
+}
+
+LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
+                                          OpBuilder &b,
+                                          SmallVectorImpl<Type> &argTypes,
+                                          SmallVectorImpl<std::string> &argNames) {
+  llvm::StringSet<> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  for (const auto &input : graph.input()) {
+    if (initializers.contains(input.name()) ||
+        options.constantInputs.count(input.name()))
+      continue;
+    const std::string &name = input.name();
+    if (name.empty())
+      return error("graph input with an empty name");
+    if (!input.type().has_tensor_type())
+      return error("input '" + name + "' is not a tensor (sequences, maps and "
+                   "optionals are not supported)");
+    const auto &tensorType = input.type().tensor_type();
+    Type element = convertElementType(ctx, tensorType.elem_type());
+    if (!element)
+      return error("input '" + name + "' has element type " +
+                   dataTypeName(tensorType.elem_type()) +
+                   ", which kiln does not support");
+    if (!tensorType.has_shape())
+      return error("input '" + name + "' has no shape; give it with "
+                   "--input-shape " + name + "=...");
+    SmallVector<int64_t> shape;
+    auto given = options.inputShapes.find(name);
+    if (given != options.inputShapes.end()) {
+      if (static_cast<int>(given->second.size()) != tensorType.shape().dim_size())
+        return error("--input-shape for '" + name + "' has rank " +
+                     Twine(given->second.size()) + ", but the model's input has rank " +
+                     Twine(tensorType.shape().dim_size()));
+      shape = given->second;
+    } else {
+      for (const auto &[i, dim] : llvm::enumerate(tensorType.shape().dim())) {
+        if (dim.has_dim_value() && dim.dim_value() >= 0) {
+          shape.push_back(dim.dim_value());
+        } else if (i == 0 && options.batch) {
+          shape.push_back(*options.batch);
+        } else {
+          return error("input '" + name + "' has dynamic dimension " + Twine(i) +
+                       (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "") +
+                       "; fix it with --input-shape " + name + "=..." +
+                       (i == 0 ? " or --batch N" : ""));
+        }
+      }
+    }
+    for (int64_t d : shape)
+      if (d < 0)
+        return error("input '" + name + "' has a negative dimension");
+    argumentIndex[name] = argTypes.size();
+    argTypes.push_back(RankedTensorType::get(shape, element));
+    argNames.push_back(name);
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importInitializers(onnx::GraphProto &graph,
+                                                OpBuilder &b) {
+  auto load = [&](onnx::TensorProto &tensor) -> LogicalResult {
+    std::string why;
+    FailureOr<ElementsAttr> attr =
+        convertTensor(ctx, tensor, modelDir, tensor.name(), why);
+    if (failed(attr))
+      return error("initializer '" + tensor.name() + "': " + why);
+    values[tensor.name()] =
+        ConstantOp::create(b, NameLoc::get(b.getStringAttr(tensor.name()), fileLoc), *attr);
+    return success();
+  };
+  for (auto &init : *graph.mutable_initializer()) {
+    if (init.name().empty())
+      return error("initializer with an empty name");
+    if (failed(load(init)))
+      return failure();
+  }
+  for (const auto &entry : options.constantInputs) {
+    onnx::TensorProto tensor;
+    std::ifstream in(entry.second, std::ios::binary);
+    if (!in || !tensor.ParseFromIstream(&in))
+      return error("constant input '" + entry.first() + "': cannot read a "
+                   "TensorProto from '" + entry.second + "'");
+    tensor.set_name(entry.first().str());
+    if (failed(load(tensor)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
+                                        OpBuilder &b) {
+  std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  std::string label = "node " + std::to_string(index) + " '" + node.name() +
+                      "' (" + node.op_type() + ", domain '" + domain +
+                      "', opset " + std::to_string(opset) + ")";
+  auto report = [&](const std::string &what, bool unsupported) {
+    if (unsupported && options.collectUnsupported) {
+      result.unsupported.push_back(label + ": " + what);
+      return success();
+    }
+    emitError(fileLoc) << label << ": " << what;
+    return failure();
+  };
+
+  for (const auto &[i, name] : llvm::enumerate(node.input()))
+    if (!name.empty() && !values.count(name))
+      return report("input " + std::to_string(i) + " '" + name +
+                        "' is not produced by an earlier node, an "
+                        "initializer or a graph input (dangling name or cycle)",
+                    false);
+  for (const auto &attr : node.attribute())
+    if (attr.type() == onnx::AttributeProto::GRAPH ||
+        attr.type() == onnx::AttributeProto::GRAPHS)
+      return report("subgraph attribute '" + attr.name() +
+                        "' (control flow) is not supported",
+                    true);
+  if (!domain.empty())
+    return report("domain '" + domain + "' is not supported", true);
+  const HandlerEntry *handler = findHandler(node);
+  if (!handler)
+    return report("op '" + node.op_type() + "' is not supported", true);
+
+  Location loc = NameLoc::get(
+      b.getStringAttr(node.name().empty() ? (node.output_size() ? node.output(0) : "")
+                                          : node.name()),
+      fileLoc);
+  NodeContext nc(*this, node, opset, b, loc);
+  nodeError.clear();
+  nodeUnsupported = false;
+  LogicalResult ok = success();
+  {
+    // Capture what inference and verification say about the ops built.
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error && nodeError.empty())
+        nodeError = diag.str();
+      return success();
+    });
+    ok = handler->handler(nc);
+  }
+  if (failed(ok)) {
+    if (nodeError.empty())
+      nodeError = "could not be imported";
+    return report(nodeError, nodeUnsupported);
+  }
+  for (const auto &[i, name] : llvm::enumerate(node.output()))
+    if (!name.empty() && !values.count(name))
+      return report("output " + std::to_string(i) + " '" + name +
+                        "' is not supported",
+                    true);
+  return success();
+}
+
+LogicalResult GraphImporter::run(onnx::ModelProto &model) {
+  irVersion = model.ir_version();
+  for (const auto &set : model.opset_import())
+    if (set.domain().empty() || set.domain() == "ai.onnx")
+      opset = set.version();
+  if (irVersion <= 0)
+    return error("model has no IR version");
+  if (irVersion > 8)
+    return error("model IR version " + Twine(irVersion) +
+                 " is newer than the supported 8 (onnx 1.12)");
+  if (opset <= 0)
+    return error("model imports no default-domain opset");
+  if (opset > 17)
+    return error("model uses default-domain opset " + Twine(opset) +
+                 "; kiln supports opsets up to 17 (onnx 1.12)");
+  appendElementwiseHandlers(table);
+  appendNeuralNetHandlers(table);
+  appendShapeHandlers(table);
+
+  onnx::GraphProto &graph = *model.mutable_graph();
+  OpBuilder b(ctx);
+  result.module = ModuleOp::create(fileLoc);
+  b.setInsertionPointToEnd(result.module->getBody());
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  if (failed(importInputs(graph, b, argTypes, argNames)))
+    return failure();
+  auto func = func::FuncOp::create(b, fileLoc, options.functionName,
+                                   b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    values[name] = body->getArgument(i);
+    func.setArgAttr(i, KilnDialect::getNameAttrName(), b.getStringAttr(name));
+  }
+  if (failed(importInitializers(graph, b)))
+    return failure();
+
+  bool anyFailed = false;
+  for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+    if (failed(importNode(node, index, b)))
+      return failure();
+    // In check-support mode an unsupported node defines nothing: mark its
+    // outputs so later nodes are checked against something.
+    for (const auto &name : node.output())
+      if (!name.empty() && !values.count(name)) {
+        anyFailed = true;
+        values[name] = nullptr;
+      }
+  }
+  if (anyFailed)
+    return success(options.collectUnsupported);
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const auto &output : graph.output()) {
+    Value v = values.lookup(output.name());
+    if (!v)
+      return error("graph output '" + output.name() +
+                   "' is not produced by any node, initializer or input");
+    // A declared static output type must be what the graph computes.
+    auto type = cast<RankedTensorType>(v.getType());
+    if (output.type().has_tensor_type()) {
+      const auto &declared = output.type().tensor_type();
+      Type element = convertElementType(ctx, declared.elem_type());
+      if (declared.elem_type() != 0 && element != type.getElementType())
+        return error("graph output '" + output.name() + "' is declared as " +
+                     dataTypeName(declared.elem_type()) +
+                     " but the graph computes a different element type");
+      if (declared.has_shape()) {
+        bool mismatch = declared.shape().dim_size() != type.getRank();
+        for (int i = 0; !mismatch && i < declared.shape().dim_size(); ++i) {
+          const auto &dim = declared.shape().dim(i);
+          mismatch = dim.has_dim_value() && dim.dim_value() != type.getDimSize(i);
+        }
+        if (mismatch)
+          return error("graph output '" + output.name() +
+                       "' is declared with shape " +
+                       onnxShapeString(declared.shape()) +
+                       " but the graph computes " + formatDims(type.getShape()));
+      }
+    }
+    results.push_back(v);
+    resultTypes.push_back(v.getType());
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setType(b.getFunctionType(argTypes, resultTypes));
+  for (auto [i, output] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, KilnDialect::getNameAttrName(),
+                       b.getStringAttr(output.name()));
+  if (failed(mlir::verify(*result.module)))
+    return error("the imported module does not verify");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+void mlir::kiln::registerOnnxImporterDialects(MLIRContext *context) {
+  context->loadDialect<KilnDialect, func::FuncDialect>();
+}
+
+/// Parses a binary model with explicit limits.
+static bool parseBinary(llvm::StringRef bytes, int recursionLimit,
+                        onnx::ModelProto &model) {
+  google::protobuf::io::ArrayInputStream raw(bytes.data(),
+                                             static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(static_cast<int>(std::min<size_t>(bytes.size() + 1, INT32_MAX)));
+  coded.SetRecursionLimit(recursionLimit);
+  return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+}
+
+LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
+                                         llvm::StringRef path,
+                                         const OnnxImportOptions &options,
+                                         OnnxImportResult &result) {
+  registerOnnxImporterDialects(context);
+  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  uint64_t size = 0;
+  if (llvm::sys::fs::file_size(path, size))
+    return emitError(fileLoc) << "cannot open the model file";
+  if (size > options.maxFileBytes || size >= uint64_t(INT32_MAX))
+    return emitError(fileLoc) << "model file is " << size
+                              << " bytes, over the limit of "
+                              << std::min<uint64_t>(options.maxFileBytes, INT32_MAX - 1)
+                              << " (store large weights as external data)";
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/true);
+  if (!buffer)
+    return emitError(fileLoc) << "cannot read the model file: "
+                              << buffer.getError().message();
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+
+  onnx::ModelProto model;
+  // The text format may open with '#' comment lines (lit RUN lines).
+  llvm::StringRef trimmed = bytes.ltrim();
+  while (trimmed.starts_with("#"))
+    trimmed = trimmed.drop_until([](char c) { return c == '\n'; }).ltrim();
+  try {
+    if (trimmed.starts_with("<")) {
+      // The ONNX text format: <ir_version: 8, opset_import: [...]> graph (...) {...}
+      onnx::OnnxParser parser(bytes.data());
+      auto status = parser.Parse(model);
+      if (!status.IsOK())
+        return emitError(fileLoc) << "cannot parse the ONNX text format: "
+                                  << status.ErrorMessage();
+    } else if (!parseBinary(bytes, options.maxRecursionDepth, model)) {
+      return emitError(fileLoc)
+             << "not a valid ONNX model: the protobuf does not parse "
+                "(truncated, corrupted, or nested deeper than "
+             << options.maxRecursionDepth << " levels)";
+    }
+  } catch (const std::exception &e) {
+    return emitError(fileLoc) << "cannot parse the model: " << e.what();
+  }
+  if (!model.has_graph())
+    return emitError(fileLoc) << "model has no graph";
+
+  GraphImporter importer(context, options, result, path.str());
+  try {
+    return importer.run(model);
+  } catch (const std::exception &e) {
+    return emitError(fileLoc) << "internal error while importing: " << e.what();
+  }
+}

@@ -1,0 +1,556 @@
+//===- ShapeHandlers.cpp - ONNX shape and data movement ops -----*- C++ -*-===//
+//
+// Handlers for Constant, Shape, Size, ConstantOfShape (folded to constants,
+// since shapes are static), Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
+// Concat, Split, Slice, Pad, Gather, DepthToSpace, SpaceToDepth and the
+// Reduce* family.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::onnx_import;
+
+namespace {
+
+LogicalResult done(NodeContext &nc, FailureOr<Value> r, unsigned output = 0) {
+  if (failed(r))
+    return failure();
+  nc.setOutput(output, *r);
+  return success();
+}
+
+/// An i64 constant of `shape` holding `values`.
+Value i64Constant(NodeContext &nc, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get(shape, nc.b.getI64Type());
+  return nc.constant(DenseElementsAttr::get(type, values));
+}
+
+LogicalResult constant(NodeContext &nc) {
+  if (nc.node.attribute_size() != 1)
+    return nc.fail("expects exactly one value attribute");
+  const onnx::AttributeProto &a = nc.node.attribute(0);
+  MLIRContext *ctx = nc.b.getContext();
+  if (a.name() == "value") {
+    onnx::TensorProto tensor = a.t();
+    std::string why;
+    FailureOr<ElementsAttr> attr = convertTensor(
+        ctx, tensor, nc.modelDir(),
+        nc.node.output_size() ? nc.node.output(0) : "constant", why);
+    if (failed(attr))
+      return nc.unsupported(why);
+    nc.setOutput(0, nc.constant(*attr));
+    return success();
+  }
+  if (a.name() == "value_float" || a.name() == "value_floats") {
+    SmallVector<float> values;
+    if (a.name() == "value_float")
+      values.push_back(a.f());
+    else
+      values.append(a.floats().begin(), a.floats().end());
+    SmallVector<int64_t> shape;
+    if (a.name() == "value_floats")
+      shape.push_back(values.size());
+    auto type = RankedTensorType::get(shape, nc.b.getF32Type());
+    nc.setOutput(0, nc.constant(DenseElementsAttr::get(type, ArrayRef<float>(values))));
+    return success();
+  }
+  if (a.name() == "value_int" || a.name() == "value_ints") {
+    SmallVector<int64_t> values;
+    if (a.name() == "value_int")
+      values.push_back(a.i());
+    else
+      values.append(a.ints().begin(), a.ints().end());
+    SmallVector<int64_t> shape;
+    if (a.name() == "value_ints")
+      shape.push_back(values.size());
+    nc.setOutput(0, i64Constant(nc, shape, values));
+    return success();
+  }
+  return nc.unsupported("constant attribute '" + a.name() + "' is not supported");
+}
+
+/// Shape-15 takes start and end; the result is a constant.
+LogicalResult shape(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  ArrayRef<int64_t> dims = nc.inputType(0).getShape();
+  int64_t rank = dims.size();
+  int64_t start = nc.getInt("start", 0), end = nc.getInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  SmallVector<int64_t> values(dims.begin() + start, dims.begin() + end);
+  nc.setOutput(0, i64Constant(nc, {static_cast<int64_t>(values.size())}, values));
+  return success();
+}
+
+LogicalResult size(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  nc.setOutput(0, i64Constant(nc, {}, {nc.inputType(0).getNumElements()}));
+  return success();
+}
+
+LogicalResult constantOfShape(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> dims = nc.intInput(0);
+  if (failed(dims))
+    return failure();
+  for (int64_t d : *dims)
+    if (d < 0)
+      return nc.fail("expects non-negative dimensions");
+  Type element = nc.b.getF32Type();
+  double value = 0;
+  if (const onnx::AttributeProto *a = nc.attr("value")) {
+    onnx::TensorProto tensor = a->t();
+    std::string why;
+    FailureOr<ElementsAttr> attr =
+        convertTensor(nc.b.getContext(), tensor, "", "value", why);
+    if (failed(attr))
+      return nc.unsupported(why);
+    if (attr->getNumElements() != 1)
+      return nc.fail("expects a one-element 'value'");
+    element = attr->getElementType();
+    auto dense = cast<DenseElementsAttr>(*attr);
+    value = isa<FloatType>(element)
+                ? (*dense.getValues<APFloat>().begin()).convertToDouble()
+                : double((*dense.getValues<APInt>().begin()).getSExtValue());
+  }
+  nc.setOutput(0, nc.splat(RankedTensorType::get(*dims, element), value));
+  return success();
+}
+
+/// Reshape: 0 copies the input dimension (unless allowzero), -1 is inferred.
+LogicalResult reshape(NodeContext &nc) {
+  if (failed(nc.requireInputs(nc.opset < 5 ? 1 : 2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> spec =
+      nc.opset < 5 ? FailureOr<SmallVector<int64_t>>(nc.getInts("shape"))
+                   : nc.intInput(1);
+  if (failed(spec))
+    return failure();
+  auto type = nc.inputType(0);
+  bool allowZero = nc.getInt("allowzero", 0) != 0;
+  SmallVector<int64_t> shape;
+  int64_t known = 1, inferred = -1;
+  for (auto [i, d] : llvm::enumerate(*spec)) {
+    if (d == 0 && !allowZero) {
+      if (static_cast<int64_t>(i) >= type.getRank())
+        return nc.fail("shape entry " + Twine(i) +
+                       " is 0 (copy) past the input's rank");
+      d = type.getDimSize(i);
+    }
+    if (d == -1) {
+      if (inferred >= 0)
+        return nc.fail("shape has more than one -1");
+      inferred = i;
+      shape.push_back(1);
+      continue;
+    }
+    if (d < 0)
+      return nc.fail("shape entry " + Twine(d) + " is invalid");
+    known *= d;
+    shape.push_back(d);
+  }
+  int64_t total = type.getNumElements();
+  if (inferred >= 0) {
+    if (known == 0 || total % known != 0)
+      return nc.fail("cannot infer the -1 dimension: " + Twine(total) +
+                     " elements do not divide by " + Twine(known));
+    shape[inferred] = total / known;
+  }
+  return done(nc, nc.reshape(nc.input(0), shape));
+}
+
+LogicalResult flatten(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  int64_t rank = nc.inputType(0).getRank();
+  int64_t axis = nc.getInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return nc.fail("axis " + Twine(nc.getInt("axis", 1)) +
+                   " is out of range for rank " + Twine(rank));
+  return done(nc, nc.create<FlattenOp>(
+                      {nc.input(0)},
+                      {nc.named("axis", nc.b.getI64IntegerAttr(axis))}));
+}
+
+/// Axes from the attribute (before `inputSince`) or the optional input 1.
+FailureOr<SmallVector<int64_t>> axesOf(NodeContext &nc, int64_t inputSince) {
+  if (nc.opset < inputSince)
+    return nc.getInts("axes");
+  if (!nc.hasInput(1))
+    return SmallVector<int64_t>();
+  return nc.intInput(1);
+}
+
+FailureOr<SmallVector<int64_t>> normalizeAxes(NodeContext &nc,
+                                              ArrayRef<int64_t> axes,
+                                              int64_t rank) {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes) {
+    FailureOr<int64_t> n = nc.axis(a, rank, "axis");
+    if (failed(n))
+      return failure();
+    out.push_back(*n);
+  }
+  llvm::sort(out);
+  return out;
+}
+
+LogicalResult squeeze(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  FailureOr<SmallVector<int64_t>> axes = axesOf(nc, 13);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> list;
+  if (axes->empty()) {
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.getDimSize(i) == 1)
+        list.push_back(i);
+  } else {
+    FailureOr<SmallVector<int64_t>> n = normalizeAxes(nc, *axes, type.getRank());
+    if (failed(n))
+      return failure();
+    list = *n;
+  }
+  return done(nc, nc.create<SqueezeOp>({nc.input(0)},
+                                       {nc.named("axes", nc.i64s(list))}));
+}
+
+LogicalResult unsqueeze(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> axes = axesOf(nc, 13);
+  if (failed(axes))
+    return failure();
+  int64_t rank = nc.inputType(0).getRank() + axes->size();
+  FailureOr<SmallVector<int64_t>> n = normalizeAxes(nc, *axes, rank);
+  if (failed(n))
+    return failure();
+  return done(nc, nc.create<UnsqueezeOp>({nc.input(0)},
+                                         {nc.named("axes", nc.i64s(*n))}));
+}
+
+LogicalResult transpose(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  SmallVector<int64_t> perm = nc.getInts("perm");
+  int64_t rank = nc.inputType(0).getRank();
+  if (perm.empty())
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  return done(nc, nc.create<TransposeOp>(
+                      {nc.input(0)}, {nc.named("permutation", nc.i64s(perm))}));
+}
+
+LogicalResult concat(NodeContext &nc) {
+  if (nc.numInputs() == 0 || failed(nc.requireInputs(nc.numInputs())))
+    return nc.fail("expects at least one input");
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < nc.numInputs(); ++i)
+    inputs.push_back(nc.input(i));
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  return done(nc, nc.create<ConcatOp>(
+                      inputs, {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
+}
+
+FailureOr<Value> sliceOf(NodeContext &nc, Value x, ArrayRef<int64_t> start,
+                         ArrayRef<int64_t> size, ArrayRef<int64_t> stride) {
+  return nc.create<SliceOp>({x}, {nc.named("start", nc.i64s(start)),
+                                  nc.named("size", nc.i64s(size)),
+                                  nc.named("stride", nc.i64s(stride))});
+}
+
+LogicalResult split(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", 0), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> sizes;
+  if (nc.opset < 13) {
+    sizes = nc.getInts("split");
+  } else if (nc.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> s = nc.intInput(1);
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  }
+  int64_t dim = type.getDimSize(*axis), parts = nc.numOutputs();
+  if (sizes.empty()) {
+    if (parts == 0 || dim % parts != 0)
+      return nc.fail("dimension " + Twine(dim) + " does not split evenly into " +
+                     Twine(parts) + " outputs");
+    sizes.assign(parts, dim / parts);
+  }
+  if (static_cast<int64_t>(sizes.size()) != parts)
+    return nc.fail("expects one split size per output");
+  int64_t offset = 0;
+  for (auto [i, s] : llvm::enumerate(sizes)) {
+    if (s < 0 || offset + s > dim)
+      return nc.fail("split sizes exceed the dimension " + Twine(dim));
+    SmallVector<int64_t> start(type.getRank(), 0), size(type.getShape()),
+        stride(type.getRank(), 1);
+    start[*axis] = offset;
+    size[*axis] = s;
+    FailureOr<Value> part = sliceOf(nc, nc.input(0), start, size, stride);
+    if (failed(part))
+      return failure();
+    nc.setOutput(i, *part);
+    offset += s;
+  }
+  if (offset != dim)
+    return nc.fail("split sizes add up to " + Twine(offset) + ", not " + Twine(dim));
+  return success();
+}
+
+/// Slice with ONNX clamping: starts/ends clamp into the dimension, negative
+/// values count from the end, negative steps walk backwards.
+LogicalResult slice(NodeContext &nc) {
+  if (failed(nc.requireInputs(nc.opset < 10 ? 1 : 3)))
+    return failure();
+  auto type = nc.inputType(0);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (nc.opset < 10) {
+    starts = nc.getInts("starts");
+    ends = nc.getInts("ends");
+    axes = nc.getInts("axes");
+  } else {
+    for (unsigned i = 1; i <= 4; ++i) {
+      if (!nc.hasInput(i))
+        continue;
+      FailureOr<SmallVector<int64_t>> v = nc.intInput(i);
+      if (failed(v))
+        return failure();
+      (i == 1 ? starts : i == 2 ? ends : i == 3 ? axes : steps) = *v;
+    }
+  }
+  if (axes.empty())
+    for (int64_t i = 0; i < static_cast<int64_t>(starts.size()); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || starts.size() != axes.size() ||
+      starts.size() != steps.size())
+    return nc.fail("expects starts, ends, axes and steps of one length");
+  SmallVector<int64_t> start(rank, 0), size(type.getShape()), stride(rank, 1);
+  for (size_t j = 0; j < starts.size(); ++j) {
+    FailureOr<int64_t> a = nc.axis(axes[j], rank, "axis");
+    if (failed(a))
+      return failure();
+    int64_t dim = type.getDimSize(*a), step = steps[j];
+    if (step == 0)
+      return nc.fail("expects non-zero steps");
+    // Clamp in 128 bits: starts and ends are often INT64_MAX/MIN.
+    __int128 s = starts[j], e = ends[j];
+    if (s < 0)
+      s += dim;
+    if (e < 0)
+      e += dim;
+    if (step > 0) {
+      s = std::clamp<__int128>(s, 0, dim);
+      e = std::clamp<__int128>(e, 0, dim);
+    } else {
+      s = std::clamp<__int128>(s, 0, dim - 1);
+      e = std::clamp<__int128>(e, -1, dim - 1);
+    }
+    __int128 count = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
+    count = std::max<__int128>(count, 0);
+    start[*a] = count > 0 ? static_cast<int64_t>(s) : 0;
+    size[*a] = static_cast<int64_t>(count);
+    stride[*a] = step;
+  }
+  return done(nc, sliceOf(nc, nc.input(0), start, size, stride));
+}
+
+LogicalResult pad(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  SmallVector<int64_t> pads;
+  double value = 0;
+  if (nc.opset < 11) {
+    pads = nc.getInts("pads");
+    value = nc.getFloat("value", 0.0f);
+  } else {
+    FailureOr<SmallVector<int64_t>> p = nc.intInput(1);
+    if (failed(p))
+      return failure();
+    pads = *p;
+    if (nc.hasInput(2)) {
+      FailureOr<SmallVector<double>> v = nc.floatInput(2);
+      if (failed(v))
+        return failure();
+      if (v->size() != 1)
+        return nc.fail("expects a scalar constant_value");
+      value = (*v)[0];
+    }
+  }
+  std::string mode = nc.getString("mode", "constant");
+  PadMode kind;
+  if (mode == "constant")
+    kind = PadMode::Constant;
+  else if (mode == "reflect")
+    kind = PadMode::Reflect;
+  else if (mode == "edge")
+    kind = PadMode::Edge;
+  else
+    return nc.unsupported("pad mode '" + mode + "' is not supported");
+  if (static_cast<int64_t>(pads.size()) != 2 * type.getRank())
+    return nc.fail("expects " + Twine(2 * type.getRank()) + " pads, got " +
+                   Twine(pads.size()));
+  return done(nc, nc.create<PadOp>(
+                      {nc.input(0)},
+                      {nc.named("mode", PadModeAttr::get(nc.b.getContext(), kind)),
+                       nc.named("pads", nc.i64s(pads)),
+                       nc.named("value", nc.b.getF64FloatAttr(value))}));
+}
+
+LogicalResult gather(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  return done(nc, nc.create<GatherOp>(
+                      {nc.input(0), nc.input(1)},
+                      {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
+}
+
+/// DepthToSpace / SpaceToDepth as reshape, transpose, reshape.
+template <bool toSpace>
+LogicalResult depthSpace(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  if (type.getRank() != 4)
+    return nc.fail("expects a rank-4 input");
+  int64_t bs = nc.getInt("blocksize", 0);
+  if (bs <= 0)
+    return nc.fail("expects a positive blocksize");
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1), h = type.getDimSize(2),
+          w = type.getDimSize(3);
+  SmallVector<int64_t> first, perm, last;
+  if (toSpace) {
+    if (c % (bs * bs))
+      return nc.fail("channels are not divisible by blocksize^2");
+    bool crd = nc.getString("mode", "DCR") == "CRD";
+    if (crd) {
+      first = {n, c / (bs * bs), bs, bs, h, w};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      first = {n, bs, bs, c / (bs * bs), h, w};
+      perm = {0, 3, 4, 1, 5, 2};
+    }
+    last = {n, c / (bs * bs), h * bs, w * bs};
+  } else {
+    if (h % bs || w % bs)
+      return nc.fail("spatial dimensions are not divisible by blocksize");
+    first = {n, c, h / bs, bs, w / bs, bs};
+    perm = {0, 3, 5, 1, 2, 4};
+    last = {n, c * bs * bs, h / bs, w / bs};
+  }
+  FailureOr<Value> a = nc.reshape(nc.input(0), first);
+  FailureOr<Value> t = failed(a) ? FailureOr<Value>(failure())
+                                 : nc.create<TransposeOp>(
+                                       {*a}, {nc.named("permutation", nc.i64s(perm))});
+  if (failed(t))
+    return failure();
+  return done(nc, nc.reshape(*t, last));
+}
+
+/// Reduce*: axes from the attribute (or ReduceSum-13's input); no axes means
+/// all (or, with noop_with_empty_axes, the identity).
+template <ReduceKind kind, bool axesInput13 = false>
+LogicalResult reduce(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  SmallVector<int64_t> axes;
+  if (axesInput13 && nc.opset >= 13) {
+    if (nc.hasInput(1)) {
+      FailureOr<SmallVector<int64_t>> a = nc.intInput(1);
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+  } else {
+    axes = nc.getInts("axes");
+  }
+  if (axes.empty()) {
+    if (nc.getInt("noop_with_empty_axes", 0)) {
+      nc.setOutput(0, nc.input(0));
+      return success();
+    }
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      axes.push_back(i);
+  }
+  FailureOr<SmallVector<int64_t>> n = normalizeAxes(nc, axes, type.getRank());
+  if (failed(n))
+    return failure();
+  if (n->empty())
+    return done(nc, FailureOr<Value>(nc.input(0)));
+  return done(nc, nc.create<ReduceOp>(
+                      {nc.input(0)},
+                      {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), kind)),
+                       nc.named("axes", nc.i64s(*n)),
+                       nc.named("keep_dims",
+                                nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
+}
+
+} // namespace
+
+void mlir::kiln::onnx_import::appendShapeHandlers(
+    std::vector<HandlerEntry> &table) {
+  static const HandlerEntry entries[] = {
+      {"Constant", 1, constant},
+      {"Shape", 1, shape},
+      {"Size", 1, size},
+      {"ConstantOfShape", 9, constantOfShape},
+      {"Reshape", 1, reshape},
+      {"Flatten", 1, flatten},
+      {"Squeeze", 1, squeeze},
+      {"Unsqueeze", 1, unsqueeze},
+      {"Transpose", 1, transpose},
+      {"Concat", 4, concat},
+      {"Split", 2, split},
+      {"Slice", 1, slice},
+      {"Pad", 2, pad},
+      {"Gather", 1, gather},
+      {"DepthToSpace", 1, depthSpace<true>},
+      {"SpaceToDepth", 1, depthSpace<false>},
+      {"ReduceSum", 1, reduce<ReduceKind::Sum, true>},
+      {"ReduceMean", 1, reduce<ReduceKind::Mean>},
+      {"ReduceMax", 1, reduce<ReduceKind::Max>},
+      {"ReduceMin", 1, reduce<ReduceKind::Min>},
+      {"ReduceProd", 1, reduce<ReduceKind::Prod>},
+      {"ReduceL1", 1, reduce<ReduceKind::L1>},
+      {"ReduceL2", 1, reduce<ReduceKind::L2>},
+      {"ReduceLogSum", 1, reduce<ReduceKind::LogSum>},
+      {"ReduceLogSumExp", 1, reduce<ReduceKind::LogSumExp>},
+      {"ReduceSumSquare", 1, reduce<ReduceKind::SumSquare>},
+  };
+  table.insert(table.end(), std::begin(entries), std::end(entries));
+}

@@ -1,0 +1,170 @@
+//===- kiln-compile.cpp - build from a model file ---------------*- C++ -*-===//
+//
+// kiln-compile model.onnx [-o out.mlir] [--emit=kiln] [--input-shape x=1x3x224x224]
+//              [--batch N] [--no-optimize] [--check-support]
+//
+// Imports a model, runs the default optimization pipeline and writes the
+// result. --check-support lists every node kiln cannot import, at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Import/OnnxImporter.h"
+#include "kiln/InitAll.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
+                                      cl::Required);
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("file"), cl::init("-"));
+static cl::opt<std::string>
+    emit("emit", cl::desc("What to write: kiln (the kiln IR, optimized)"),
+         cl::init("kiln"));
+static cl::list<std::string>
+    inputShapes("input-shape",
+                cl::desc("Static shape of an input: name=1x3x224x224"),
+                cl::value_desc("name=shape"));
+static cl::opt<int64_t> batch("batch",
+                              cl::desc("Size of a dynamic first dimension"),
+                              cl::init(-1));
+static cl::list<std::string> constantInputs(
+    "constant-input",
+    cl::desc("Treat an input as a constant read from a TensorProto file: name=file.pb"),
+    cl::value_desc("name=file"));
+static cl::opt<bool> noOptimize("no-optimize",
+                                cl::desc("Write the IR as imported"));
+static cl::opt<bool> checkSupport(
+    "check-support",
+    cl::desc("List every node that cannot be imported and exit (1 if any)"));
+static cl::opt<unsigned> elideLarger(
+    "elide-weights-larger-than",
+    cl::desc("Print weights with more bytes than this elided (0: print all)"),
+    cl::init(0));
+
+/// Parses "name=1x3x224x224".
+static bool parseShape(llvm::StringRef spec, std::string &name,
+                       SmallVector<int64_t> &shape) {
+  auto [lhs, rhs] = spec.rsplit('=');
+  if (lhs.empty() || rhs.empty())
+    return false;
+  name = lhs.str();
+  SmallVector<llvm::StringRef> dims;
+  rhs.split(dims, 'x');
+  for (llvm::StringRef d : dims) {
+    int64_t v;
+    if (d.getAsInteger(10, v) || v < 0)
+      return false;
+    shape.push_back(v);
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "kiln compiler: model file to kiln IR\n");
+
+  DialectRegistry registry;
+  kiln::registerAllDialects(registry);
+  MLIRContext context(registry);
+  kiln::registerOnnxImporterDialects(&context);
+  // "kiln-compile: error: model.onnx: node 3 'conv' (Conv, ...): ..."
+  ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
+    llvm::raw_ostream &os = llvm::errs();
+    os << "kiln-compile: ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    default:
+      os << "note: ";
+      break;
+    }
+    if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {
+      os << file.getFilename().getValue();
+      if (file.getLine())
+        os << ":" << file.getLine() << ":" << file.getColumn();
+      os << ": ";
+    }
+    os << diag.str() << "\n";
+    return success();
+  });
+
+  kiln::OnnxImportOptions options;
+  for (const std::string &spec : inputShapes) {
+    std::string name;
+    SmallVector<int64_t> shape;
+    if (!parseShape(spec, name, shape)) {
+      llvm::errs() << "kiln-compile: error: --input-shape expects name=AxBxC, got '"
+                   << spec << "'\n";
+      return 2;
+    }
+    options.inputShapes[name] = shape;
+  }
+  for (const std::string &spec : constantInputs) {
+    auto [name, file] = llvm::StringRef(spec).rsplit('=');
+    if (name.empty() || file.empty()) {
+      llvm::errs() << "kiln-compile: error: --constant-input expects name=file, got '"
+                   << spec << "'\n";
+      return 2;
+    }
+    options.constantInputs[name] = file.str();
+  }
+  if (batch >= 0)
+    options.batch = batch;
+  options.collectUnsupported = checkSupport;
+
+  if (emit != "kiln") {
+    llvm::errs() << "kiln-compile: error: --emit=" << emit
+                 << " is not available yet (available: kiln)\n";
+    return 2;
+  }
+
+  kiln::OnnxImportResult result;
+  if (failed(kiln::importOnnxFile(&context, inputFile, options, result)))
+    return 1;
+  if (checkSupport) {
+    for (const std::string &line : result.unsupported)
+      llvm::outs() << "unsupported: " << line << "\n";
+    llvm::outs() << inputFile << ": " << result.unsupported.size()
+                 << " unsupported node(s)\n";
+    return result.unsupported.empty() ? 0 : 1;
+  }
+
+  if (!noOptimize) {
+    PassManager pm(&context);
+    kiln::buildKilnOptimizePipeline(pm);
+    if (failed(pm.run(*result.module)))
+      return 1;
+  }
+
+  std::string error;
+  auto output = openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << "kiln-compile: error: " << error << "\n";
+    return 1;
+  }
+  OpPrintingFlags flags;
+  if (elideLarger > 0)
+    flags.elideLargeResourceString(elideLarger);
+  result.module->print(output->os(), flags);
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
