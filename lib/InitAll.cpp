@@ -7,16 +7,20 @@
 
 #include "kiln/InitAll.h"
 
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   registry.insert<KilnDialect, arith::ArithDialect, func::FuncDialect,
+                  linalg::LinalgDialect, math::MathDialect,
                   tensor::TensorDialect>();
 }
 
@@ -24,4 +28,5 @@ void mlir::kiln::registerAllPasses() {
   // Upstream: canonicalize, cse, inline, symbol-dce, ...
   mlir::registerTransformsPasses();
   registerKilnPassesAndPipelines();
+  registerKilnConversionPasses();
 }

@@ -140,15 +140,35 @@ LogicalResult activation(NodeContext &nc) {
   return success();
 }
 
-/// Clip-6: min/max attributes; Clip-11: optional constant inputs.
+/// Clip-6: min/max attributes (an activation). Clip-11: optional min and
+/// max inputs; constant float bounds make an activation, any others a
+/// max/min pair (which also covers integer tensors and runtime bounds).
 LogicalResult clip(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
+  bool isFloat = isa<FloatType>(nc.inputType(0).getElementType());
   if (nc.opset < 11) {
     lo = nc.getFloat("min", lo);
     hi = nc.getFloat("max", hi);
+  } else if (!isFloat || (nc.hasInput(1) && !nc.isConstantInput(1)) ||
+             (nc.hasInput(2) && !nc.isConstantInput(2))) {
+    Value y = nc.input(0);
+    if (nc.hasInput(1)) {
+      FailureOr<Value> r = makeBinary(nc, BinaryKind::Max, y, nc.input(1));
+      if (failed(r))
+        return failure();
+      y = *r;
+    }
+    if (nc.hasInput(2)) {
+      FailureOr<Value> r = makeBinary(nc, BinaryKind::Min, y, nc.input(2));
+      if (failed(r))
+        return failure();
+      y = *r;
+    }
+    nc.setOutput(0, y);
+    return success();
   } else {
     for (unsigned i : {1u, 2u}) {
       if (!nc.hasInput(i))
@@ -169,6 +189,37 @@ LogicalResult clip(NodeContext &nc) {
       makeActivation(nc, ActivationKind::Clip, nc.input(0), lo, hi);
   if (failed(r))
     return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
+/// Pow: the exponent is cast to the base's type; integer powers are
+/// computed in f32 and cast back.
+LogicalResult pow(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  auto baseType = nc.inputType(0), expType = nc.inputType(1);
+  Type element = baseType.getElementType();
+  Type compute = isa<FloatType>(element) ? element : nc.b.getF32Type();
+  auto castTo = [&](Value v, RankedTensorType t) -> FailureOr<Value> {
+    if (t.getElementType() == compute)
+      return v;
+    return nc.createTyped<CastOp>(RankedTensorType::get(t.getShape(), compute), {v});
+  };
+  FailureOr<Value> base = castTo(nc.input(0), baseType);
+  FailureOr<Value> exponent =
+      failed(base) ? FailureOr<Value>(failure()) : castTo(nc.input(1), expType);
+  if (failed(exponent))
+    return failure();
+  FailureOr<Value> r = makeBinary(nc, BinaryKind::Pow, *base, *exponent);
+  if (failed(r))
+    return failure();
+  if (compute != element) {
+    auto type = cast<RankedTensorType>(r->getType());
+    r = nc.createTyped<CastOp>(RankedTensorType::get(type.getShape(), element), {*r});
+    if (failed(r))
+      return failure();
+  }
   nc.setOutput(0, *r);
   return success();
 }
@@ -238,9 +289,13 @@ LogicalResult dropout(NodeContext &nc) {
     if (!training->empty() && (*training)[0] != 0)
       return nc.unsupported("training mode is not supported");
   }
-  if (nc.hasOutput(1))
-    return nc.unsupported("the mask output is not supported");
   nc.setOutput(0, nc.input(0));
+  // At inference nothing is dropped: the mask is all true.
+  if (nc.hasOutput(1)) {
+    auto type = nc.inputType(0);
+    auto maskType = RankedTensorType::get(type.getShape(), nc.b.getI1Type());
+    nc.setOutput(1, nc.constant(DenseElementsAttr::get(maskType, true)));
+  }
   return success();
 }
 
@@ -253,7 +308,7 @@ void mlir::kiln::onnx_import::appendElementwiseHandlers(
       {"Sub", 7, binary<BinaryKind::Sub>},
       {"Mul", 7, binary<BinaryKind::Mul>},
       {"Div", 7, binary<BinaryKind::Div>},
-      {"Pow", 7, binary<BinaryKind::Pow>},
+      {"Pow", 7, pow},
       {"Mod", 10, mod},
       {"And", 7, binary<BinaryKind::And>},
       {"Or", 7, binary<BinaryKind::Or>},

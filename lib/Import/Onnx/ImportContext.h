@@ -45,6 +45,8 @@ public:
   /// graph input passed as a constant). Fails, naming the input, otherwise.
   FailureOr<SmallVector<int64_t>> intInput(unsigned i);
   FailureOr<SmallVector<double>> floatInput(unsigned i);
+  /// True when input `i` is given and already a constant.
+  bool isConstantInput(unsigned i) const;
 
   //===--- attributes ---===//
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -69,12 +71,16 @@ public:
     OperationState state(loc, OpTy::getOperationName());
     if (failed(prepare(state, operands, attributes)))
       return failure();
-    OpaqueProperties properties =
-        &state.getOrAddProperties<typename OpTy::Properties>();
     DictionaryAttr dict = state.attributes.getDictionary(b.getContext());
-    if (failed(state.name.getRegisteredInfo()->setOpPropertiesFromAttribute(
-            state.name, properties, dict, [&] { return emitError(loc); })))
-      return failure();
+    OpaqueProperties properties = nullptr;
+    if constexpr (!std::is_same_v<typename OpTy::Properties, EmptyProperties>) {
+      properties = &state.getOrAddProperties<typename OpTy::Properties>();
+      // Defaults first (inference reads them), then the given attributes.
+      state.name.populateDefaultProperties(properties);
+      if (failed(state.name.getRegisteredInfo()->setOpPropertiesFromAttribute(
+              state.name, properties, dict, [&] { return emitError(loc); })))
+        return failure();
+    }
     SmallVector<Type> types;
     if (failed(OpTy::inferReturnTypes(b.getContext(), loc, operands, dict,
                                       properties, state.regions, types)))

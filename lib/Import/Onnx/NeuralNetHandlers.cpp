@@ -254,6 +254,29 @@ LogicalResult instanceNorm(NodeContext &nc) {
   return success();
 }
 
+/// LayerNormalization-17: normalize over the dimensions from `axis` on.
+LogicalResult layerNorm(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  if (nc.hasOutput(1) || nc.hasOutput(2))
+    return nc.unsupported("the Mean and InvStdDev outputs are not supported");
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", -1), nc.inputType(0).getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<Value> operands = {nc.input(0), nc.input(1)};
+  if (nc.hasInput(2))
+    operands.push_back(nc.input(2));
+  FailureOr<Value> r = nc.create<LayerNormOp>(
+      operands,
+      {nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
+       nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
 LogicalResult lrn(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -378,6 +401,7 @@ void mlir::kiln::onnx_import::appendNeuralNetHandlers(
       {"BatchNormalization", 7, batchNorm},
       {"InstanceNormalization", 6, instanceNorm},
       {"LRN", 1, lrn},
+      {"LayerNormalization", 17, layerNorm},
       {"Gemm", 7, gemm},
       {"MatMul", 1, matmul},
       {"Softmax", 1, softmax<SoftmaxOp>},

@@ -175,6 +175,10 @@ static bool readValues(ElementsAttr attr, SmallVectorImpl<double> &out) {
   return true;
 }
 
+bool NodeContext::isConstantInput(unsigned i) const {
+  return hasInput(i) && constantValue(input(i));
+}
+
 FailureOr<SmallVector<double>> NodeContext::floatInput(unsigned i) {
   if (!hasInput(i))
     return fail("expects input " + Twine(i));

@@ -439,6 +439,55 @@ LogicalResult gather(NodeContext &nc) {
                       {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
 }
 
+/// Expand: broadcast to the constant shape, as a select whose (all true)
+/// condition has that shape.
+LogicalResult expand(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> dims = nc.intInput(1);
+  if (failed(dims))
+    return failure();
+  for (int64_t d : *dims)
+    if (d < 0)
+      return nc.fail("expects non-negative dimensions");
+  auto condType = RankedTensorType::get(*dims, nc.b.getI1Type());
+  Value cond = nc.constant(DenseElementsAttr::get(condType, true));
+  return done(nc, nc.create<SelectOp>({cond, nc.input(0), nc.input(0)}));
+}
+
+/// Range with constant start, limit and delta folds to a constant.
+LogicalResult range(NodeContext &nc) {
+  if (failed(nc.requireInputs(3)))
+    return failure();
+  SmallVector<double> v;
+  for (unsigned i = 0; i < 3; ++i) {
+    FailureOr<SmallVector<double>> x = nc.floatInput(i);
+    if (failed(x))
+      return failure();
+    if (x->size() != 1)
+      return nc.fail("expects scalar start, limit and delta");
+    v.push_back((*x)[0]);
+  }
+  double start = v[0], limit = v[1], delta = v[2];
+  if (delta == 0)
+    return nc.fail("delta is 0");
+  double count = std::max(std::ceil((limit - start) / delta), 0.0);
+  if (count > (1 << 24))
+    return nc.fail("the range has too many elements");
+  Type element = nc.inputType(0).getElementType();
+  auto type = RankedTensorType::get({static_cast<int64_t>(count)}, element);
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+    double x = start + i * delta;
+    if (auto f = dyn_cast<FloatType>(element))
+      values.push_back(FloatAttr::get(f, x));
+    else
+      values.push_back(IntegerAttr::get(element, static_cast<int64_t>(x)));
+  }
+  nc.setOutput(0, nc.constant(DenseElementsAttr::get(type, values)));
+  return success();
+}
+
 /// DepthToSpace / SpaceToDepth as reshape, transpose, reshape.
 template <bool toSpace>
 LogicalResult depthSpace(NodeContext &nc) {
@@ -539,6 +588,8 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Slice", 1, slice},
       {"Pad", 2, pad},
       {"Gather", 1, gather},
+      {"Expand", 8, expand},
+      {"Range", 11, range},
       {"DepthToSpace", 1, depthSpace<true>},
       {"SpaceToDepth", 1, depthSpace<false>},
       {"ReduceSum", 1, reduce<ReduceKind::Sum, true>},

@@ -149,6 +149,9 @@ LogicalResult BinaryOp::verify() {
                               "floating point)";
     return success();
   case BinaryKind::FMod:
+    if (isBool)
+      return emitOpError() << "'" << name << "' expects numeric elements";
+    return success();
   case BinaryKind::Pow:
     if (!isFloat)
       return emitOpError() << "'" << name << "' expects floating-point elements";

@@ -287,7 +287,8 @@ def Kiln_BinaryOp : Kiln_InferredOp<"binary", [SameOperandsElementType]> {
     Combines two tensors of one element type, broadcasting them as numpy does
     (dimensions aligned from the right; a dimension of 1 stretches).
     Comparisons (`equal`, `less`, ...) give `i1`; `and`, `or` and `xor` take
-    `i1`; `mod` is the floored integer remainder and `fmod` the C `fmod`.
+    `i1`; `mod` is the floored integer remainder and `fmod` the truncated
+    remainder (C `fmod`; for integers, the sign follows the dividend).
 
     ```mlir
     %y = kiln.binary add %a, %b : (tensor<1x64x56x56xf32>, tensor<64x1x1xf32>) -> tensor<1x64x56x56xf32>

@@ -1,0 +1,34 @@
+//===- Passes.h - kiln conversion passes ------------------------*- C++ -*-===//
+//
+// Declares the passes that lower kiln to upstream dialects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_PASSES_H
+#define KILN_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+namespace kiln {
+
+#define GEN_PASS_DECL
+#include "kiln/Conversion/Passes.h.inc"
+
+/// Adds the patterns that lower every kiln op to linalg/tensor/arith/math.
+void populateKilnToLinalgPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Conversion/Passes.h.inc"
+
+} // namespace kiln
+} // namespace mlir
+
+#endif // KILN_CONVERSION_PASSES_H

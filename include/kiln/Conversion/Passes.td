@@ -1,0 +1,49 @@
+//===- Passes.td - kiln conversion passes ------------------*- tablegen -*-===//
+//
+// Passes that lower kiln ops to upstream dialects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CONVERSION_PASSES_TD
+#define KILN_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnConvertToLinalgPass
+    : Pass<"kiln-convert-to-linalg", "func::FuncOp"> {
+  let summary = "Lower kiln layers to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Rewrites every kiln op into upstream ops on tensors: elementwise layers
+    become `linalg.generic` ops with numpy-broadcasting indexing maps;
+    convolution, pooling, matrix products and reductions become
+    `linalg.generic` ops with reduction iterators (groups, strides and
+    dilations in the indexing maps, padding through `tensor.pad`); shape ops
+    become `tensor` reshapes, slices and `linalg.transpose`. The result is the
+    common input of the CPU reference executor and of GPU code generation.
+
+    Before:
+    ```mlir
+    %y = kiln.activation relu %x : tensor<4xf32> -> tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+           ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %zero = arith.constant 0.0 : f32
+      %r = arith.maximumf %in, %zero : f32
+      linalg.yield %r : f32
+    } -> tensor<4xf32>
+    ```
+    An op without a lowering (cubic resize) is an error naming it.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // KILN_CONVERSION_PASSES_TD

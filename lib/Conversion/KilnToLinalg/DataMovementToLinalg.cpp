@@ -1,0 +1,230 @@
+//===- DataMovementToLinalg.cpp - lower shape and data movement -*- C++ -*-===//
+//
+// kiln.constant becomes arith.constant; reshape, flatten, squeeze and
+// unsqueeze become tensor.collapse_shape/expand_shape; transpose becomes
+// linalg.transpose; concat, tensor.insert_slice into an empty tensor; slice,
+// tensor.extract_slice (negative strides: a generic reading start + i *
+// stride); pad, tensor.pad (constant) or a gather-style generic (reflect,
+// edge); gather, a generic that reads the data tensor at clamped indices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "Patterns.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::lowering;
+
+namespace {
+
+struct LowerConstant : OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "constant is not a typed attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+template <typename OpTy>
+struct LowerToReshape : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, reshape(rewriter, op.getLoc(), op.getInput(),
+                                   op.getType()));
+    return success();
+  }
+};
+
+struct LowerTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    Value init = emptyTensor(rewriter, op.getLoc(), op.getType());
+    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(), op.getInput(),
+                                         init, op.getPermutation());
+    rewriter.replaceOp(op, t.getResult());
+    return success();
+  }
+};
+
+struct LowerConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    Value result = emptyTensor(rewriter, loc, type);
+    int64_t offset = 0;
+    for (Value input : op.getInputs()) {
+      auto t = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+      offsets[axis] = offset;
+      result = tensor::InsertSliceOp::create(
+          rewriter, loc, input, result, ValueRange{}, ValueRange{},
+          ValueRange{}, offsets, t.getShape(), strides);
+      offset += t.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Positive strides: tensor.extract_slice. A negative stride: a generic over
+/// the output that reads the input at start + i * stride.
+struct LowerSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    if (llvm::all_of(op.getStride(), [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, type, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
+          op.getStart(), op.getSize(), op.getStride());
+      return success();
+    }
+    // Negative strides: each element read at start + i * stride.
+    Value input = op.getInput();
+    auto starts = op.getStart();
+    auto strides = op.getStride();
+    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
+    rewriter.replaceOp(
+        op, generic(rewriter, op.getLoc(), emptyTensor(rewriter, op.getLoc(), type),
+                    {}, {}, rewriter.getMultiDimIdentityMap(rank), it,
+                    [&](OpBuilder &b, Location loc, ValueRange) {
+                      SmallVector<Value> at;
+                      for (int64_t i = 0; i < rank; ++i) {
+                        Value idx = linalg::IndexOp::create(b, loc, i);
+                        Value scaled = arith::MulIOp::create(
+                            b, loc, idx, arith::ConstantIndexOp::create(b, loc, strides[i]));
+                        at.push_back(arith::AddIOp::create(
+                            b, loc, scaled, arith::ConstantIndexOp::create(b, loc, starts[i])));
+                      }
+                      return tensor::ExtractOp::create(b, loc, input, at);
+                    }));
+    return success();
+  }
+};
+
+/// A generic over `type` whose body reads `source` at coordinates computed
+/// from the output's indices.
+Value gatherGeneric(
+    OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
+    ArrayRef<AffineMap> inputMaps,
+    llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, ValueRange)>
+        body) {
+  int64_t rank = type.getRank();
+  SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
+  return generic(b, loc, emptyTensor(b, loc, type), inputs, inputMaps,
+                 b.getMultiDimIdentityMap(rank), it,
+                 [&](OpBuilder &b, Location loc, ValueRange args) {
+                   SmallVector<Value> idx;
+                   for (int64_t i = 0; i < rank; ++i)
+                     idx.push_back(linalg::IndexOp::create(b, loc, i));
+                   return body(b, loc, idx, args);
+                 });
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+struct LowerPad : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = op.getInput().getType();
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    if (op.getMode() == PadMode::Constant) {
+      rewriter.replaceOp(op, padOrCrop(rewriter, loc, op.getInput(),
+                                       pads.take_front(rank), pads.drop_front(rank),
+                                       op.getValue().convertToDouble()));
+      return success();
+    }
+    bool reflect = op.getMode() == PadMode::Reflect;
+    Value source = op.getInput();
+    Value r = gatherGeneric(
+        rewriter, loc, op.getType(), {}, {},
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange) {
+          SmallVector<Value> at;
+          for (int64_t i = 0; i < rank; ++i) {
+            int64_t dim = inType.getDimSize(i);
+            Value j = arith::SubIOp::create(b, loc, idx[i], indexConst(b, loc, pads[i]));
+            Value zero = indexConst(b, loc, 0), last = indexConst(b, loc, dim - 1);
+            if (reflect) {
+              Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, zero);
+              j = arith::SelectOp::create(b, loc, neg, arith::SubIOp::create(b, loc, zero, j), j);
+              Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, last);
+              Value mirrored = arith::SubIOp::create(b, loc, indexConst(b, loc, 2 * (dim - 1)), j);
+              j = arith::SelectOp::create(b, loc, over, mirrored, j);
+            }
+            j = arith::MaxSIOp::create(b, loc, j, zero);
+            j = arith::MinSIOp::create(b, loc, j, last);
+            at.push_back(j);
+          }
+          return tensor::ExtractOp::create(b, loc, source, at);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct LowerGather : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    Location loc = op.getLoc();
+    auto dataType = op.getData().getType();
+    auto idxType = op.getIndices().getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    int64_t rank = op.getType().getRank(), idxRank = idxType.getRank();
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t i = 0; i < idxRank; ++i)
+      idxExprs.push_back(getAffineDimExpr(axis + i, ctx));
+    Value data = op.getData();
+    int64_t dim = dataType.getDimSize(axis);
+    Value r = gatherGeneric(
+        rewriter, loc, op.getType(), {op.getIndices()},
+        {AffineMap::get(rank, 0, idxExprs, ctx)},
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange args) {
+          // Negative indices count from the end; out of range clamps.
+          Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
+          Value zero = indexConst(b, loc, 0);
+          Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, zero);
+          k = arith::SelectOp::create(b, loc, neg,
+                                      arith::AddIOp::create(b, loc, k, indexConst(b, loc, dim)), k);
+          k = arith::MaxSIOp::create(b, loc, k, zero);
+          k = arith::MinSIOp::create(b, loc, k, indexConst(b, loc, dim - 1));
+          SmallVector<Value> at(idx.begin(), idx.begin() + axis);
+          at.push_back(k);
+          at.append(idx.begin() + axis + idxRank, idx.end());
+          return tensor::ExtractOp::create(b, loc, data, at);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::lowering::populateDataMovementPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LowerConstant, LowerToReshape<ReshapeOp>,
+               LowerToReshape<FlattenOp>, LowerToReshape<SqueezeOp>,
+               LowerToReshape<UnsqueezeOp>, LowerTranspose, LowerConcat,
+               LowerSlice, LowerPad, LowerGather>(patterns.getContext());
+}

@@ -1,0 +1,295 @@
+//===- NormalizationToLinalg.cpp - lower normalization ops ------*- C++ -*-===//
+//
+// kiln.softmax / kiln.log_softmax (max-subtracted), kiln.batch_norm,
+// kiln.instance_norm, kiln.layer_norm, kiln.lrn and kiln.reduce, as
+// reductions (linalg.generic with reduction iterators) and elementwise
+// generics that broadcast the reduced values back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "Patterns.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::lowering;
+
+namespace {
+
+/// `type` with the listed axes set to 1.
+RankedTensorType keepDims(RankedTensorType type, ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t a : axes)
+    shape[a] = 1;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+Value sumOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value r = reduce(b, loc, x, axes, scalar(b, loc, type.getElementType(), 0),
+                   [](OpBuilder &b, Location loc, ValueRange a) {
+                     return add(b, loc, a[1], a[0]);
+                   });
+  return reshape(b, loc, r, keepDims(type, axes));
+}
+
+Value maxOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value r = reduce(b, loc, x, axes, lowest(b, loc, type.getElementType()),
+                   [](OpBuilder &b, Location loc, ValueRange a) {
+                     return max(b, loc, a[1], a[0]);
+                   });
+  return reshape(b, loc, r, keepDims(type, axes));
+}
+
+template <typename OpTy, bool isLog>
+struct LowerSoftmax : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    Value x = op.getInput();
+    Value m = maxOver(rewriter, loc, x, {axis});
+    Value e = elementwise(rewriter, loc, type, {x, m},
+                          [](OpBuilder &b, Location loc, ValueRange a) {
+                            return math::ExpOp::create(b, loc, sub(b, loc, a[0], a[1]));
+                          });
+    Value s = sumOver(rewriter, loc, e, {axis});
+    Value r = isLog ? elementwise(rewriter, loc, type, {x, m, s},
+                                  [](OpBuilder &b, Location loc, ValueRange a) {
+                                    return sub(b, loc, sub(b, loc, a[0], a[1]),
+                                               math::LogOp::create(b, loc, a[2]));
+                                  })
+                    : elementwise(rewriter, loc, type, {e, s},
+                                  [](OpBuilder &b, Location loc, ValueRange a) {
+                                    return div(b, loc, a[0], a[1]);
+                                  });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// (x - mean) / sqrt(var + eps) * scale + bias, every operand broadcasting.
+Value normalize(OpBuilder &b, Location loc, RankedTensorType type, Value x,
+                Value mean, Value var, Value scale, Value bias, double eps) {
+  SmallVector<Value> inputs = {x, mean, var, scale};
+  if (bias)
+    inputs.push_back(bias);
+  bool hasBias = bool(bias);
+  return elementwise(b, loc, type, inputs,
+                     [&](OpBuilder &b, Location loc, ValueRange a) {
+                       Value e = scalar(b, loc, a[0].getType(), eps);
+                       Value denom = math::SqrtOp::create(b, loc, add(b, loc, a[2], e));
+                       Value v = mul(b, loc, div(b, loc, sub(b, loc, a[0], a[1]), denom), a[3]);
+                       return hasBias ? add(b, loc, v, a[4]) : v;
+                     });
+}
+
+/// Mean and (biased) variance over `axes`, kept as size-1 dimensions.
+std::pair<Value, Value> moments(OpBuilder &b, Location loc, Value x,
+                                ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t count = 1;
+  for (int64_t a : axes)
+    count *= type.getDimSize(a);
+  RankedTensorType kept = keepDims(type, axes);
+  auto byCount = [count](OpBuilder &b, Location loc, ValueRange a) {
+    return div(b, loc, a[0], scalar(b, loc, a[0].getType(), count));
+  };
+  Value mean = elementwise(b, loc, kept, {sumOver(b, loc, x, axes)}, byCount);
+  Value sq = elementwise(b, loc, type, {x, mean},
+                         [](OpBuilder &b, Location loc, ValueRange a) {
+                           Value d = sub(b, loc, a[0], a[1]);
+                           return mul(b, loc, d, d);
+                         });
+  Value var = elementwise(b, loc, kept, {sumOver(b, loc, sq, axes)}, byCount);
+  return {mean, var};
+}
+
+/// A C-vector reshaped to C x 1 x ... x 1 for an N x C x ... tensor.
+Value perChannel(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getRank() - 1, 1);
+  shape[0] = type.getDimSize(1);
+  return reshape(b, loc, v, RankedTensorType::get(shape, type.getElementType()));
+}
+
+struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    auto pc = [&](Value v) { return perChannel(rewriter, loc, v, type); };
+    rewriter.replaceOp(op, normalize(rewriter, loc, type, op.getInput(),
+                                     pc(op.getMean()), pc(op.getVariance()),
+                                     pc(op.getScale()), pc(op.getBias()),
+                                     op.getEpsilon().convertToDouble()));
+    return success();
+  }
+};
+
+struct LowerInstanceNorm : OpRewritePattern<InstanceNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(InstanceNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    SmallVector<int64_t> axes;
+    for (int64_t i = 2; i < type.getRank(); ++i)
+      axes.push_back(i);
+    auto [mean, var] = moments(rewriter, loc, op.getInput(), axes);
+    rewriter.replaceOp(
+        op, normalize(rewriter, loc, type, op.getInput(), mean, var,
+                      perChannel(rewriter, loc, op.getScale(), type),
+                      perChannel(rewriter, loc, op.getBias(), type),
+                      op.getEpsilon().convertToDouble()));
+    return success();
+  }
+};
+
+struct LowerLayerNorm : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    SmallVector<int64_t> axes;
+    for (int64_t i = static_cast<int64_t>(op.getAxis()); i < type.getRank(); ++i)
+      axes.push_back(i);
+    auto [mean, var] = moments(rewriter, loc, op.getInput(), axes);
+    rewriter.replaceOp(op, normalize(rewriter, loc, type, op.getInput(), mean,
+                                     var, op.getScale(), op.getBias(),
+                                     op.getEpsilon().convertToDouble()));
+    return success();
+  }
+};
+
+/// x / (bias + alpha / size * sum of x^2 over `size` channels) ^ beta; the
+/// window is channels [c - (size - 1) / 2, c + size / 2].
+struct LowerLrn : OpRewritePattern<LrnOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LrnOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), size = static_cast<int64_t>(op.getSize());
+    Value sq = elementwise(rewriter, loc, type, {op.getInput()},
+                           [](OpBuilder &b, Location loc, ValueRange a) {
+                             return mul(b, loc, a[0], a[0]);
+                           });
+    SmallVector<int64_t> low(rank, 0), high(rank, 0);
+    low[1] = (size - 1) / 2;
+    high[1] = size - 1 - low[1];
+    Value padded = padOrCrop(rewriter, loc, sq, low, high, 0);
+    Value window = emptyTensor(
+        rewriter, loc, RankedTensorType::get({size}, type.getElementType()));
+    int64_t numDims = rank + 1;
+    SmallVector<AffineExpr> xExprs, oExprs;
+    for (int64_t i = 0; i < rank; ++i) {
+      AffineExpr d = getAffineDimExpr(i, ctx);
+      xExprs.push_back(i == 1 ? d + getAffineDimExpr(rank, ctx) : d);
+      oExprs.push_back(d);
+    }
+    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
+    it.push_back(utils::IteratorType::reduction);
+    Value sums = generic(
+        rewriter, loc, filledTensor(rewriter, loc, type, 0), {padded, window},
+        {AffineMap::get(numDims, 0, xExprs, ctx),
+         AffineMap::get(numDims, 0, {getAffineDimExpr(rank, ctx)}, ctx)},
+        AffineMap::get(numDims, 0, oExprs, ctx), it,
+        [](OpBuilder &b, Location loc, ValueRange a) {
+          return add(b, loc, a[2], a[0]);
+        });
+    double alpha = op.getAlpha().convertToDouble() / size;
+    double beta = op.getBeta().convertToDouble();
+    double bias = op.getBias().convertToDouble();
+    rewriter.replaceOp(
+        op, elementwise(rewriter, loc, type, {op.getInput(), sums},
+                        [&](OpBuilder &b, Location loc, ValueRange a) {
+                          Type t = a[0].getType();
+                          Value base = add(b, loc, scalar(b, loc, t, bias),
+                                           mul(b, loc, a[1], scalar(b, loc, t, alpha)));
+                          Value p = math::PowFOp::create(b, loc, base, scalar(b, loc, t, beta));
+                          return div(b, loc, a[0], p);
+                        }));
+    return success();
+  }
+};
+
+struct LowerReduce : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ReduceKind kind = op.getKind();
+    Value x = op.getInput();
+    auto type = op.getInput().getType();
+    Type element = type.getElementType();
+    ArrayRef<int64_t> axes = op.getAxes();
+    // Before: |x|, x^2 or exp(x).
+    if (kind == ReduceKind::L1 || kind == ReduceKind::L2 ||
+        kind == ReduceKind::SumSquare || kind == ReduceKind::LogSumExp)
+      x = elementwise(rewriter, loc, type, {x},
+                      [kind](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                        if (kind == ReduceKind::LogSumExp)
+                          return math::ExpOp::create(b, loc, a[0]);
+                        if (kind == ReduceKind::L1)
+                          return isa<FloatType>(a[0].getType())
+                                     ? Value(math::AbsFOp::create(b, loc, a[0]))
+                                     : Value(math::AbsIOp::create(b, loc, a[0]));
+                        return mul(b, loc, a[0], a[0]);
+                      });
+    Value init;
+    if (kind == ReduceKind::Max)
+      init = lowest(rewriter, loc, element);
+    else if (kind == ReduceKind::Min)
+      init = highest(rewriter, loc, element);
+    else
+      init = scalar(rewriter, loc, element, kind == ReduceKind::Prod ? 1 : 0);
+    Value r = reduce(rewriter, loc, x, axes, init,
+                     [kind](OpBuilder &b, Location loc, ValueRange a) {
+                       switch (kind) {
+                       case ReduceKind::Max:
+                         return max(b, loc, a[1], a[0]);
+                       case ReduceKind::Min:
+                         return min(b, loc, a[1], a[0]);
+                       case ReduceKind::Prod:
+                         return mul(b, loc, a[1], a[0]);
+                       default:
+                         return add(b, loc, a[1], a[0]);
+                       }
+                     });
+    r = reshape(rewriter, loc, r, op.getType());
+    int64_t count = 1;
+    for (int64_t a : axes)
+      count *= type.getDimSize(a);
+    // After: mean divides, l2 takes the root, log_sum(_exp) the log.
+    if (kind == ReduceKind::Mean || kind == ReduceKind::L2 ||
+        kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp)
+      r = elementwise(rewriter, loc, op.getType(), {r},
+                      [kind, count](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                        if (kind == ReduceKind::Mean)
+                          return div(b, loc, a[0], scalar(b, loc, a[0].getType(), count));
+                        if (kind == ReduceKind::L2)
+                          return math::SqrtOp::create(b, loc, a[0]);
+                        return math::LogOp::create(b, loc, a[0]);
+                      });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::lowering::populateNormalizationPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LowerSoftmax<SoftmaxOp, false>, LowerSoftmax<LogSoftmaxOp, true>,
+               LowerBatchNorm, LowerInstanceNorm, LowerLayerNorm, LowerLrn,
+               LowerReduce>(patterns.getContext());
+}

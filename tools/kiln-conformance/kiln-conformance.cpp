@@ -1,0 +1,376 @@
+//===- kiln-conformance.cpp - run ONNX backend test cases -------*- C++ -*-===//
+//
+// kiln-conformance [--backend=reference] [--json=report.json]
+//                  [--baseline=file] [--write-baseline=file] [-j N] PATH...
+//
+// Each PATH is a case folder in the ONNX backend-test layout (model.onnx,
+// test_data_set_N/input_K.pb, output_K.pb) or a folder of them. Every case is
+// imported, optimized, compiled for the backend and run on each data set; its
+// outputs are compared with the expected ones (f32: rtol 1e-3, atol 1e-5;
+// f16: 1e-2/1e-3; bf16: 2e-2/1e-2; integers and booleans exactly). One line
+// per case, then `N passed, N failed, N skipped`. A case kiln cannot import
+// or lower is skipped with the reason, never passed. Each case runs in its
+// own process, so a crash fails that case only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Import/OnnxImporter.h"
+#include "kiln/Import/TensorFile.h"
+#include "kiln/InitAll.h"
+#include "kiln/Reference/ReferenceExecutor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::kiln;
+namespace cl = llvm::cl;
+
+static cl::list<std::string> paths(cl::Positional, cl::desc("<case or folder>..."),
+                                   cl::OneOrMore);
+static cl::opt<std::string> backend("backend", cl::desc("reference (CPU)"),
+                                    cl::init("reference"));
+static cl::opt<std::string> jsonPath("json", cl::desc("Write a JSON report"));
+static cl::opt<std::string> baselinePath(
+    "baseline", cl::desc("Fail if a case listed in this file does not pass"));
+static cl::opt<std::string> writeBaseline(
+    "write-baseline", cl::desc("Write the names of the passing cases"));
+static cl::opt<unsigned> jobs("j", cl::desc("Cases run at once"),
+                              cl::init(std::max(1u, std::thread::hardware_concurrency())));
+static cl::opt<bool> inProcess(
+    "in-process", cl::desc("Run cases in this process (for debugging: a crash ends the run)"));
+static cl::opt<unsigned> timeoutSeconds("timeout", cl::desc("Seconds per case"),
+                                        cl::init(120));
+
+namespace {
+
+struct Outcome {
+  std::string status; // PASS, FAIL, SKIP
+  std::string detail;
+};
+
+/// Data sets of a case, sorted; files of one set sorted by index.
+std::vector<std::string> listSorted(const std::string &dir,
+                                    llvm::StringRef prefix) {
+  std::vector<std::pair<int, std::string>> found;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.consume_front(prefix))
+      continue;
+    name.consume_back(".pb");
+    int index;
+    if (!name.getAsInteger(10, index))
+      found.push_back({index, it->path()});
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto &f : found)
+    out.push_back(f.second);
+  return out;
+}
+
+/// Runs one case (in the child process).
+Outcome runCase(const std::string &dir) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerReferenceExecutorDialects(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+  std::string firstError;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+      firstError = diag.str();
+    return success();
+  });
+
+  std::string model = dir + "/model.onnx";
+  std::vector<std::string> sets = listSorted(dir, "test_data_set_");
+  if (sets.empty())
+    return {"SKIP", "no test_data_set_N folders"};
+
+  // Import; inputs that must be constants (shapes, axes) are taken from the
+  // first data set.
+  OnnxImportOptions options;
+  OnnxImportResult result;
+  std::map<std::string, std::string> inputFiles; // graph input name -> .pb
+  for (const std::string &file : listSorted(sets[0], "input_")) {
+    HostTensor t;
+    if (readTensorFile(file, t).empty())
+      inputFiles[t.name] = file;
+  }
+  // Each failed import may name another input that must be a constant.
+  for (int attempt = 0;; ++attempt) {
+    firstError.clear();
+    result = OnnxImportResult();
+    if (succeeded(importOnnxFile(&context, model, options, result)))
+      break;
+    bool retry = false;
+    for (const std::string &name : result.needConstant)
+      if (inputFiles.count(name) && !options.constantInputs.count(name)) {
+        options.constantInputs[name] = inputFiles[name];
+        retry = true;
+      }
+    if (!retry || attempt > 16)
+      return {"SKIP", "import: " + firstError};
+  }
+  PassManager pm(&context);
+  buildKilnOptimizePipeline(pm);
+  if (failed(pm.run(*result.module)))
+    return {"FAIL", "optimization pipeline: " + firstError};
+  FailureOr<std::unique_ptr<ReferenceExecutor>> exec =
+      ReferenceExecutor::compile(std::move(result.module));
+  if (failed(exec))
+    return {"SKIP", "reference lowering: " + firstError};
+
+  for (const std::string &set : sets) {
+    std::map<std::string, HostTensor> given;
+    std::vector<HostTensor> ordered;
+    for (const std::string &file : listSorted(set, "input_")) {
+      HostTensor t;
+      std::string error = readTensorFile(file, t);
+      if (!error.empty())
+        return {"SKIP", "test data: " + error};
+      given[t.name] = t;
+      ordered.push_back(t);
+    }
+    // Inputs frozen into constants must hold the same values in every set.
+    for (const auto &frozen : options.constantInputs) {
+      auto it = given.find(frozen.first().str());
+      HostTensor first;
+      if (it != given.end() && readTensorFile(frozen.second, first).empty() &&
+          !compareTensors(it->second, first, 0, 0).empty())
+        return {"SKIP", "input '" + frozen.first().str() +
+                            "' is needed as a constant but differs between data sets"};
+    }
+    std::vector<HostTensor> inputs;
+    for (auto [i, spec] : llvm::enumerate((*exec)->inputs())) {
+      auto it = given.find(spec.name);
+      if (it != given.end())
+        inputs.push_back(it->second);
+      else if (i < ordered.size())
+        inputs.push_back(ordered[i]);
+      else
+        return {"FAIL", "no test data for input '" + spec.name + "'"};
+    }
+    std::vector<HostTensor> outputs;
+    std::string error = (*exec)->run(inputs, outputs);
+    if (!error.empty())
+      return {"FAIL", error};
+    std::vector<std::string> expectedFiles = listSorted(set, "output_");
+    if (expectedFiles.size() != outputs.size())
+      return {"FAIL", "the model has " + std::to_string(outputs.size()) +
+                          " outputs, the test data " +
+                          std::to_string(expectedFiles.size())};
+    for (auto [i, file] : llvm::enumerate(expectedFiles)) {
+      HostTensor expected;
+      error = readTensorFile(file, expected);
+      if (!error.empty())
+        return {"SKIP", "test data: " + error};
+      double rtol, atol;
+      defaultTolerance(expected.kind, rtol, atol);
+      std::string diff = compareTensors(outputs[i], expected, rtol, atol);
+      if (!diff.empty())
+        return {"FAIL", llvm::sys::path::filename(set).str() + " output " +
+                            std::to_string(i) + " '" + outputs[i].name +
+                            "': " + diff};
+    }
+  }
+  return {"PASS", ""};
+}
+
+/// Case folders under `path`: itself if it holds model.onnx, else children.
+void collectCases(const std::string &path, std::vector<std::string> &cases) {
+  if (llvm::sys::fs::exists(path + "/model.onnx")) {
+    cases.push_back(path);
+    return;
+  }
+  std::vector<std::string> children;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(path, ec), end; !ec && it != end;
+       it.increment(ec))
+    if (llvm::sys::fs::exists(it->path() + "/model.onnx"))
+      children.push_back(it->path());
+  std::sort(children.begin(), children.end());
+  cases.insert(cases.end(), children.begin(), children.end());
+}
+
+/// "node/test_abs" for /usr/share/.../data/node/test_abs.
+std::string caseName(const std::string &dir) {
+  llvm::StringRef name = llvm::sys::path::filename(dir);
+  llvm::StringRef parent = llvm::sys::path::filename(llvm::sys::path::parent_path(dir));
+  return (parent + "/" + name).str();
+}
+
+struct Running {
+  pid_t pid;
+  int fd;
+  size_t index;
+};
+
+/// Reads what a child wrote and how it ended.
+Outcome finish(const Running &r) {
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(r.fd, buf, sizeof(buf))) > 0)
+    text.append(buf, n);
+  close(r.fd);
+  int status = 0;
+  waitpid(r.pid, &status, 0);
+  if (WIFSIGNALED(status))
+    return {"FAIL", WTERMSIG(status) == SIGALRM
+                        ? "timed out after " + std::to_string(timeoutSeconds) + " s"
+                        : "crashed with signal " + std::to_string(WTERMSIG(status))};
+  size_t nl = text.find('\n');
+  if (nl == std::string::npos)
+    return {"FAIL", "the case process ended without a result (exit status " +
+                        std::to_string(WEXITSTATUS(status)) + ")"};
+  std::string detail = text.substr(nl + 1);
+  std::replace(detail.begin(), detail.end(), '\n', ' ');
+  return {text.substr(0, nl), detail};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "kiln ONNX conformance runner\n");
+  if (backend != "reference") {
+    llvm::errs() << "kiln-conformance: error: --backend=" << backend
+                 << " is not available (available: reference)\n";
+    return 2;
+  }
+  std::vector<std::string> cases;
+  for (const std::string &p : paths) {
+    if (!llvm::sys::fs::is_directory(p)) {
+      llvm::errs() << "kiln-conformance: error: '" << p << "' is not a folder\n";
+      return 2;
+    }
+    collectCases(p, cases);
+  }
+
+  std::vector<Outcome> outcomes(cases.size());
+  std::vector<Running> running;
+  size_t next = 0;
+  auto reap = [&](size_t keep) {
+    while (running.size() > keep) {
+      // Finish the oldest child first, so lines come out in order.
+      Running r = running.front();
+      running.erase(running.begin());
+      outcomes[r.index] = finish(r);
+      const Outcome &o = outcomes[r.index];
+      llvm::outs() << o.status << "  " << caseName(cases[r.index])
+                   << (o.detail.empty() ? "" : ": " + o.detail) << "\n";
+      llvm::outs().flush();
+    }
+  };
+  while (inProcess && next < cases.size()) {
+    outcomes[next] = runCase(cases[next]);
+    llvm::outs() << outcomes[next].status << "  " << caseName(cases[next])
+                 << (outcomes[next].detail.empty() ? "" : ": " + outcomes[next].detail)
+                 << "\n";
+    ++next;
+  }
+  while (next < cases.size()) {
+    reap(jobs - 1);
+    int fds[2];
+    if (pipe(fds) != 0) {
+      llvm::errs() << "kiln-conformance: error: pipe failed\n";
+      return 2;
+    }
+    llvm::outs().flush();
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(fds[0]);
+      // A crash is reported as the case's failure, without a stack dump.
+      if (!std::freopen("/dev/null", "w", stderr))
+        _exit(3);
+      alarm(timeoutSeconds);
+      Outcome o = runCase(cases[next]);
+      std::string text = o.status + "\n" + o.detail;
+      ssize_t unused = write(fds[1], text.data(), text.size());
+      (void)unused;
+      _exit(0);
+    }
+    close(fds[1]);
+    running.push_back({pid, fds[0], next});
+    ++next;
+  }
+  reap(0);
+
+  int passed = 0, failedCount = 0, skipped = 0;
+  for (const Outcome &o : outcomes)
+    (o.status == "PASS" ? passed : o.status == "SKIP" ? skipped : failedCount)++;
+
+  if (!jsonPath.empty()) {
+    llvm::json::Array list;
+    for (auto [dir, o] : llvm::zip(cases, outcomes))
+      list.push_back(llvm::json::Object{{"case", caseName(dir)},
+                                        {"status", o.status},
+                                        {"detail", o.detail}});
+    llvm::json::Object report{{"backend", backend.getValue()},
+                              {"passed", passed},
+                              {"failed", failedCount},
+                              {"skipped", skipped},
+                              {"cases", std::move(list)}};
+    std::error_code ec;
+    llvm::raw_fd_ostream os(jsonPath, ec);
+    if (ec) {
+      llvm::errs() << "kiln-conformance: error: cannot write " << jsonPath << "\n";
+      return 2;
+    }
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  }
+  if (!writeBaseline.empty()) {
+    std::ofstream os(writeBaseline);
+    os << "# Cases that pass on the reference backend; CI fails if one stops passing.\n";
+    for (auto [dir, o] : llvm::zip(cases, outcomes))
+      if (o.status == "PASS")
+        os << caseName(dir) << "\n";
+  }
+  int regressions = 0;
+  if (!baselinePath.empty()) {
+    std::ifstream in(baselinePath);
+    if (!in) {
+      llvm::errs() << "kiln-conformance: error: cannot read " << baselinePath << "\n";
+      return 2;
+    }
+    llvm::StringMap<std::string> status;
+    for (auto [dir, o] : llvm::zip(cases, outcomes))
+      status[caseName(dir)] = o.status;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#')
+        continue;
+      auto it = status.find(line);
+      if (it != status.end() && it->second != "PASS") {
+        llvm::outs() << "REGRESSION  " << line << " passed in the baseline, now "
+                     << it->second << "\n";
+        ++regressions;
+      }
+    }
+  }
+  llvm::outs() << passed << " passed, " << failedCount << " failed, " << skipped
+               << " skipped\n";
+  return regressions ? 1 : 0;
+}
