@@ -22,12 +22,18 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["kiln-opt", "kiln-compile", "kiln-device-info"], [config.kiln_tools_dir])
+    ["kiln-opt", "kiln-compile", "kiln-conformance", "kiln-device-info"], [config.kiln_tools_dir])
 
 # Binary ONNX models are made in tests from protobuf text with protoc and
 # libonnx's schema: %encode_onnx < model.txtpb > model.onnx
 config.substitutions.append(
     ("%encode_onnx", "protoc --encode=onnx.ModelProto -I/usr/include/onnx onnx.proto"))
+
+# The ONNX backend test data from Debian's libonnx-testdata.
+onnx_testdata = "/usr/share/libonnx-testdata/data"
+if os.path.isdir(os.path.join(onnx_testdata, "node")):
+    config.available_features.add("onnx-testdata")
+    config.substitutions.append(("%onnx_testdata", onnx_testdata))
 
 # GPU tests say `REQUIRES: cuda-gpu`; the feature is set only when the runtime
 # finds a driver and a device here.

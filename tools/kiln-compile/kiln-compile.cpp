@@ -25,8 +25,9 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
-                                      cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"));
+static cl::opt<bool> listOnnxOps(
+    "list-onnx-ops", cl::desc("List the ONNX ops the importer supports and exit"));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"));
 static cl::opt<std::string>
@@ -76,6 +77,16 @@ int main(int argc, char **argv) {
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "kiln compiler: model file to kiln IR\n");
+
+  if (listOnnxOps) {
+    for (const auto &[op, since] : kiln::supportedOnnxOps())
+      llvm::outs() << op << " " << since << "\n";
+    return 0;
+  }
+  if (inputFile.empty()) {
+    llvm::errs() << "kiln-compile: error: no model file given\n";
+    return 2;
+  }
 
   DialectRegistry registry;
   kiln::registerAllDialects(registry);

@@ -55,6 +55,9 @@ LogicalResult importOnnxFile(MLIRContext *context, llvm::StringRef path,
                              const OnnxImportOptions &options,
                              OnnxImportResult &result);
 
+/// The ONNX ops the importer handles: (op type, first opset of each handler).
+std::vector<std::pair<std::string, int>> supportedOnnxOps();
+
 /// Registers the dialects the importer creates ops of.
 void registerOnnxImporterDialects(MLIRContext *context);
 

@@ -17,12 +17,34 @@ using namespace mlir::kiln::onnx_import;
 
 namespace {
 
+/// The second operand of a binary op before opset 7: with `broadcast` and
+/// `axis`, B's dimensions line up with A's from `axis` on, so trailing 1s
+/// are appended to make numpy broadcasting do the same.
+FailureOr<Value> legacyBroadcast(NodeContext &nc, Value a, Value b) {
+  if (nc.opset >= 7 || !nc.getInt("broadcast", 0) || !nc.hasAttr("axis"))
+    return b;
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(b.getType());
+  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", 0), at.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t trailing = at.getRank() - *axis - bt.getRank();
+  if (trailing < 0)
+    return nc.fail("B does not fit A from axis " + Twine(*axis));
+  SmallVector<int64_t> shape(bt.getShape());
+  shape.append(trailing, 1);
+  return nc.reshape(b, shape);
+}
+
 template <BinaryKind kind>
 LogicalResult binary(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
+  FailureOr<Value> rhs = legacyBroadcast(nc, nc.input(0), nc.input(1));
+  if (failed(rhs))
+    return failure();
   FailureOr<Value> r = nc.create<BinaryOp>(
-      {nc.input(0), nc.input(1)},
+      {nc.input(0), *rhs},
       {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
   if (failed(r))
     return failure();
@@ -304,10 +326,10 @@ LogicalResult dropout(NodeContext &nc) {
 void mlir::kiln::onnx_import::appendElementwiseHandlers(
     std::vector<HandlerEntry> &table) {
   static const HandlerEntry entries[] = {
-      {"Add", 7, binary<BinaryKind::Add>},
-      {"Sub", 7, binary<BinaryKind::Sub>},
-      {"Mul", 7, binary<BinaryKind::Mul>},
-      {"Div", 7, binary<BinaryKind::Div>},
+      {"Add", 1, binary<BinaryKind::Add>},
+      {"Sub", 1, binary<BinaryKind::Sub>},
+      {"Mul", 1, binary<BinaryKind::Mul>},
+      {"Div", 1, binary<BinaryKind::Div>},
       {"Pow", 7, pow},
       {"Mod", 10, mod},
       {"And", 7, binary<BinaryKind::And>},
@@ -358,7 +380,7 @@ void mlir::kiln::onnx_import::appendElementwiseHandlers(
       {"ThresholdedRelu", 10, activation<ActivationKind::ThresholdedRelu>},
       {"HardSwish", 14, activation<ActivationKind::HardSwish>},
       {"Clip", 6, clip},
-      {"PRelu", 7, prelu},
+      {"PRelu", 6, prelu},
       {"Cast", 6, castHandler},
       {"CastLike", 15, castLikeHandler},
       {"Identity", 1, identity},

@@ -228,8 +228,10 @@ LogicalResult globalPool(NodeContext &nc) {
 LogicalResult batchNorm(NodeContext &nc) {
   if (failed(nc.requireInputs(5)))
     return failure();
-  if (nc.getInt("training_mode", 0))
-    return nc.unsupported("training_mode = 1 is not supported");
+  if (nc.getInt("training_mode", 0) || (nc.opset < 7 && !nc.getInt("is_test", 0)))
+    return nc.unsupported("training mode is not supported");
+  if (nc.getInt("spatial", 1) != 1)
+    return nc.unsupported("spatial = 0 is not supported");
   for (unsigned i = 1; i < nc.numOutputs(); ++i)
     if (nc.hasOutput(i))
       return nc.unsupported("the running statistics outputs are not supported");
@@ -398,11 +400,11 @@ void mlir::kiln::onnx_import::appendNeuralNetHandlers(
       {"AveragePool", 1, pool<PoolKind::Average>},
       {"GlobalMaxPool", 1, globalPool<PoolKind::Max>},
       {"GlobalAveragePool", 1, globalPool<PoolKind::Average>},
-      {"BatchNormalization", 7, batchNorm},
+      {"BatchNormalization", 6, batchNorm},
       {"InstanceNormalization", 6, instanceNorm},
       {"LRN", 1, lrn},
       {"LayerNormalization", 17, layerNorm},
-      {"Gemm", 7, gemm},
+      {"Gemm", 6, gemm},
       {"MatMul", 1, matmul},
       {"Softmax", 1, softmax<SoftmaxOp>},
       {"LogSoftmax", 1, softmax<LogSoftmaxOp>},

@@ -573,6 +573,18 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
+std::vector<std::pair<std::string, int>> mlir::kiln::supportedOnnxOps() {
+  std::vector<HandlerEntry> table;
+  appendElementwiseHandlers(table);
+  appendNeuralNetHandlers(table);
+  appendShapeHandlers(table);
+  std::vector<std::pair<std::string, int>> ops;
+  for (const HandlerEntry &e : table)
+    ops.emplace_back(e.opType, e.sinceVersion);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
 void mlir::kiln::registerOnnxImporterDialects(MLIRContext *context) {
   context->loadDialect<KilnDialect, func::FuncDialect>();
 }

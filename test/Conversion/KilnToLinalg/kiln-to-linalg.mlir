@@ -1,0 +1,154 @@
+// RUN: kiln-opt %s --split-input-file --kiln-convert-to-linalg --verify-diagnostics | FileCheck %s
+// The numbers these lowerings compute are checked against the ONNX backend
+// tests' expected outputs by kiln-conformance (test/Reference).
+
+// CHECK: #[[ID:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @relu
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel"]} ins(%{{.+}} : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CHECK: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: arith.maximumf %{{.+}}, %[[Z]] : f32
+// CHECK-NOT: kiln.
+func.func @relu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kiln.activation relu %x : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Broadcasting is in the maps: the 3-vector is read at (d1).
+// CHECK-DAG: #[[ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @broadcast_add
+// CHECK: linalg.generic {indexing_maps = [#[[ID2]], #[[ROW]], #[[ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK: arith.addf
+func.func @broadcast_add(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = kiln.binary add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Grouped, strided, padded convolution: pad, view channels as 2 groups,
+// one generic over (n, g, k, oh, ow | c, kh, kw) with the stride in the input
+// map, then the per-channel bias.
+// CHECK-DAG: #[[X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6, d4 * 2 + d7)>
+// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// CHECK-DAG: #[[O:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @conv
+// CHECK: tensor.pad %{{.+}} low[0, 0, 1, 1] high[0, 0, 0, 0]
+// CHECK: tensor.expand_shape {{.*}} output_shape [1, 2, 2, 10, 10]
+// CHECK: tensor.expand_shape {{.*}} output_shape [2, 3, 2, 3, 3]
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape {{.*}} output_shape [6, 1, 1]
+// CHECK: arith.addf
+func.func @conv(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<1x6x4x4xf32> {
+  %0 = kiln.convolution %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64}
+       : (tensor<1x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x4xf32>
+  return %0 : tensor<1x6x4x4xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// CHECK-DAG: #[[WIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-LABEL: func.func @maxpool
+// CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NEGINF]] : f32)
+// CHECK: %[[WINDOW:.+]] = tensor.empty() : tensor<2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[WIN]], {{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.+}}, %[[WINDOW]]
+// CHECK: arith.maximumf
+func.func @maxpool(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = kiln.pool max %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+       : tensor<1x2x6x6xf32> -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Average pooling divides by a count that pooled ones (padding not counted).
+// CHECK-LABEL: func.func @avgpool
+// CHECK: tensor.pad {{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[ONE]] : f32) {{.*}} -> tensor<1x1x4x4xf32>
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: arith.divf
+func.func @avgpool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = kiln.pool average %x {window = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+       : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A batched product broadcasting the matrix over the batch.
+// CHECK-DAG: #[[A:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[B:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[C:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @matmul
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+func.func @matmul(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_mean
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x1xf32>
+// CHECK: %[[N:.+]] = arith.constant 3.000000e+00 : f32
+// CHECK: arith.divf %{{.+}}, %[[N]]
+func.func @reduce_mean(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  %0 = kiln.reduce mean %x {axes = array<i64: 1>, keep_dims = true} : tensor<2x3xf32> -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slices
+// CHECK: tensor.extract_slice %{{.+}}[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK: linalg.index 0
+// CHECK: %[[STEP:.+]] = arith.constant -2 : index
+// CHECK: arith.muli %{{.+}}, %[[STEP]]
+// CHECK: %[[START:.+]] = arith.constant 4 : index
+// CHECK: arith.addi %{{.+}}, %[[START]]
+// CHECK: tensor.extract
+func.func @slices(%x: tensor<5xf32>) -> (tensor<2xf32>, tensor<3xf32>) {
+  %0 = kiln.slice %x {start = array<i64: 1>, size = array<i64: 2>, stride = array<i64: 2>} : tensor<5xf32> -> tensor<2xf32>
+  %1 = kiln.slice %x {start = array<i64: 4>, size = array<i64: 3>, stride = array<i64: -2>} : tensor<5xf32> -> tensor<3xf32>
+  return %0, %1 : tensor<2xf32>, tensor<3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape
+// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1]] output_shape [6, 4] : tensor<24xf32> into tensor<6x4xf32>
+func.func @reshape(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
+  %0 = kiln.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @weights
+// CHECK: arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+func.func @weights() -> tensor<2xf32> {
+  %0 = kiln.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Without a lowering, the pass fails and names the op.
+func.func @cubic(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.resize' that was explicitly marked illegal}}
+  %0 = kiln.resize cubic %x : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Writes small ONNX backend-test cases for the conformance runner's tests:
+model.onnx and test_data_set_0/{input,output}_K.pb, encoded from protobuf
+text with protoc. Inputs are random (fixed seed); expected outputs are
+computed here in Python, independently of kiln.
+
+  add_relu     y = relu(a + b), b broadcast over rows: must PASS
+  tampered     the same with one expected value off by 0.01: must FAIL
+  conv_pool    conv 3x3 pad 1 + max pool 2x2: must PASS
+  unsupported  a TopK node: must be SKIPPED
+"""
+import os
+import random
+import subprocess
+import sys
+
+out = sys.argv[1]
+proto = ["protoc", "-I/usr/include/onnx", "onnx.proto"]
+rng = random.Random(7)
+
+
+def encode(message, text, path):
+    data = subprocess.run(proto[:1] + ["--encode=onnx." + message] + proto[1:],
+                          input=text.encode(), capture_output=True, check=True).stdout
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def tensor_text(name, dims, values):
+    return ('name: "%s" data_type: 1 %s %s' %
+            (name, " ".join("dims: %d" % d for d in dims),
+             " ".join("float_data: %r" % float(v) for v in values)))
+
+
+def value_info(name, dims):
+    shape = " ".join("dim { dim_value: %d }" % d for d in dims)
+    return 'name: "%s" type { tensor_type { elem_type: 1 shape { %s } } }' % (name, shape)
+
+
+def write_case(name, nodes, inputs, outputs, initializers=""):
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    graph = 'ir_version: 8 opset_import { domain: "" version: 13 } graph { name: "%s" %s %s %s %s }' % (
+        name, nodes, initializers,
+        " ".join("input { %s }" % value_info(n, dims) for n, dims, _ in inputs),
+        " ".join("output { %s }" % value_info(n, dims) for n, dims, _ in outputs))
+    encode("ModelProto", graph, os.path.join(d, "model.onnx"))
+    for k, (n, dims, values) in enumerate(inputs):
+        encode("TensorProto", tensor_text(n, dims, values),
+               os.path.join(d, "test_data_set_0", "input_%d.pb" % k))
+    for k, (n, dims, values) in enumerate(outputs):
+        encode("TensorProto", tensor_text(n, dims, values),
+               os.path.join(d, "test_data_set_0", "output_%d.pb" % k))
+
+
+# add_relu and tampered
+a = [rng.uniform(-1, 1) for _ in range(12)]
+b = [rng.uniform(-1, 1) for _ in range(4)]
+y = [max(a[i] + b[i % 4], 0.0) for i in range(12)]
+nodes = ('node { input: "a" input: "b" output: "s" op_type: "Add" } '
+         'node { input: "s" output: "y" op_type: "Relu" }')
+write_case("add_relu", nodes, [("a", [3, 4], a), ("b", [4], b)], [("y", [3, 4], y)])
+bad = list(y)
+bad[5] += 0.01
+write_case("tampered", nodes, [("a", [3, 4], a), ("b", [4], b)], [("y", [3, 4], bad)])
+
+# conv_pool: x 1x1x4x4, w 2x1x3x3 (initializer), pads 1, then 2x2 max pool.
+x = [rng.uniform(-1, 1) for _ in range(16)]
+w = [rng.uniform(-1, 1) for _ in range(18)]
+conv = []
+for k in range(2):
+    for i in range(4):
+        for j in range(4):
+            acc = 0.0
+            for r in range(3):
+                for s in range(3):
+                    ii, jj = i + r - 1, j + s - 1
+                    if 0 <= ii < 4 and 0 <= jj < 4:
+                        acc += x[ii * 4 + jj] * w[k * 9 + r * 3 + s]
+            conv.append(acc)
+pool = []
+for k in range(2):
+    for i in range(2):
+        for j in range(2):
+            pool.append(max(conv[k * 16 + (2 * i + di) * 4 + 2 * j + dj]
+                            for di in range(2) for dj in range(2)))
+nodes = ('node { input: "x" input: "w" output: "c" op_type: "Conv" '
+         'attribute { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 type: INTS } } '
+         'node { input: "c" output: "p" op_type: "MaxPool" '
+         'attribute { name: "kernel_shape" ints: 2 ints: 2 type: INTS } '
+         'attribute { name: "strides" ints: 2 ints: 2 type: INTS } }')
+write_case("conv_pool", nodes, [("x", [1, 1, 4, 4], x)], [("p", [1, 2, 2, 2], pool)],
+           "initializer { %s }" % tensor_text("w", [2, 1, 3, 3], w))
+
+# unsupported
+write_case("unsupported", 'node { input: "a" output: "y" op_type: "Hardmax" }',
+           [("a", [3, 4], a)], [("y", [3, 4], a)])
