@@ -11,6 +11,7 @@
 #include "Patterns.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -285,11 +286,74 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// One generic with two outputs, the best value and its index so far.
+struct LowerArgReduce : OpRewritePattern<ArgReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ArgReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getInput().getType();
+    Type element = type.getElementType();
+    int64_t rank = type.getRank(), axis = static_cast<int64_t>(op.getAxis());
+    bool isMax = op.getKind() == ArgReduceKind::Max;
+    bool last = op.getSelectLastIndex();
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> it;
+    for (int64_t i = 0; i < rank; ++i) {
+      it.push_back(i == axis ? utils::IteratorType::reduction
+                             : utils::IteratorType::parallel);
+      if (i != axis) {
+        shape.push_back(type.getDimSize(i));
+        outExprs.push_back(getAffineDimExpr(i, ctx));
+      }
+    }
+    auto valType = RankedTensorType::get(shape, element);
+    auto idxType = RankedTensorType::get(shape, rewriter.getI64Type());
+    Value valInit = linalg::FillOp::create(
+        rewriter, loc, isMax ? lowest(rewriter, loc, element) : highest(rewriter, loc, element),
+        emptyTensor(rewriter, loc, valType)).getResult(0);
+    Value idxInit = filledTensor(rewriter, loc, idxType, 0);
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valType, idxType}, ValueRange{op.getInput()},
+        ValueRange{valInit, idxInit},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), outMap, outMap},
+        it, "", "",
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0], best = args[1], bestIdx = args[2];
+          Value idx = arith::IndexCastOp::create(
+              b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+          Value better;
+          if (isa<FloatType>(element)) {
+            auto pred = isMax ? (last ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
+                              : (last ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
+            better = arith::CmpFOp::create(b, l, pred, x, best);
+          } else {
+            auto pred = isMax ? (last ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
+                              : (last ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt);
+            better = arith::CmpIOp::create(b, l, pred, x, best);
+          }
+          // The first element always wins, so an all -inf (or NaN-free
+          // extreme) row still reports index 0.
+          Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, idx,
+                                              scalar(b, l, b.getI64Type(), 0));
+          better = arith::OrIOp::create(b, l, better, first);
+          linalg::YieldOp::create(
+              b, l, ValueRange{arith::SelectOp::create(b, l, better, x, best),
+                               arith::SelectOp::create(b, l, better, idx, bestIdx)});
+        });
+    rewriter.replaceOp(op, reshape(rewriter, loc, generic.getResult(1), op.getType()));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::lowering::populateNormalizationPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LowerSoftmax<SoftmaxOp, false>, LowerSoftmax<LogSoftmaxOp, true>,
                LowerBatchNorm, LowerInstanceNorm, LowerLayerNorm, LowerLrn,
-               LowerReduce>(patterns.getContext());
+               LowerReduce, LowerArgReduce>(patterns.getContext());
 }

@@ -256,26 +256,65 @@ LogicalResult instanceNorm(NodeContext &nc) {
   return success();
 }
 
-/// LayerNormalization-17: normalize over the dimensions from `axis` on.
+/// LayerNormalization-17: normalize over the dimensions from `axis` on. The
+/// optional Mean and InvStdDev outputs are computed with kiln.reduce.
 LogicalResult layerNorm(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
-  if (nc.hasOutput(1) || nc.hasOutput(2))
-    return nc.unsupported("the Mean and InvStdDev outputs are not supported");
-  FailureOr<int64_t> axis =
-      nc.axis(nc.getInt("axis", -1), nc.inputType(0).getRank(), "axis");
+  auto type = nc.inputType(0);
+  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", -1), type.getRank(), "axis");
   if (failed(axis))
     return failure();
+  float epsilon = nc.getFloat("epsilon", 1e-5f);
   SmallVector<Value> operands = {nc.input(0), nc.input(1)};
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
   FailureOr<Value> r = nc.create<LayerNormOp>(
-      operands,
-      {nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
-       nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
+      operands, {nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
+                 nc.named("epsilon", nc.b.getF32FloatAttr(epsilon))});
   if (failed(r))
     return failure();
   nc.setOutput(0, *r);
+  if (!nc.hasOutput(1) && !nc.hasOutput(2))
+    return success();
+  // Mean = mean(x), InvStdDev = 1 / sqrt(mean((x - Mean)^2) + epsilon),
+  // both with the normalized dimensions kept as 1.
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < type.getRank(); ++i)
+    axes.push_back(i);
+  auto meanOf = [&](Value v) {
+    return nc.create<ReduceOp>(
+        {v}, {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), ReduceKind::Mean)),
+              nc.named("axes", nc.i64s(axes)),
+              nc.named("keep_dims", nc.b.getBoolAttr(true))});
+  };
+  auto binary = [&](BinaryKind kind, Value a, Value b) {
+    return nc.create<BinaryOp>(
+        {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
+  };
+  auto unary = [&](UnaryKind kind, Value a) {
+    return nc.create<UnaryOp>(
+        {a}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))});
+  };
+  FailureOr<Value> mean = meanOf(nc.input(0));
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> centered = binary(BinaryKind::Sub, nc.input(0), *mean);
+  FailureOr<Value> sq = failed(centered) ? FailureOr<Value>(failure())
+                                         : binary(BinaryKind::Mul, *centered, *centered);
+  FailureOr<Value> var = failed(sq) ? FailureOr<Value>(failure()) : meanOf(*sq);
+  if (failed(var))
+    return failure();
+  Value eps = nc.splat(RankedTensorType::get({}, type.getElementType()), epsilon);
+  FailureOr<Value> shifted = binary(BinaryKind::Add, *var, eps);
+  FailureOr<Value> root = failed(shifted) ? FailureOr<Value>(failure())
+                                          : unary(UnaryKind::Sqrt, *shifted);
+  FailureOr<Value> inv = failed(root) ? FailureOr<Value>(failure())
+                                      : unary(UnaryKind::Recip, *root);
+  if (failed(inv))
+    return failure();
+  nc.setOutput(1, *mean);
+  nc.setOutput(2, *inv);
   return success();
 }
 

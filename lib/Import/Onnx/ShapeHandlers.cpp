@@ -455,6 +455,36 @@ LogicalResult expand(NodeContext &nc) {
   return done(nc, nc.create<SelectOp>({cond, nc.input(0), nc.input(0)}));
 }
 
+/// Trilu: x where the (constant) band mask of the last two dimensions holds,
+/// else 0. upper keeps j - i >= k, lower keeps j - i <= k.
+LogicalResult trilu(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  if (type.getRank() < 2)
+    return nc.fail("expects an input of rank >= 2");
+  int64_t k = 0;
+  if (nc.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> v = nc.intInput(1);
+    if (failed(v))
+      return failure();
+    if (v->size() != 1)
+      return nc.fail("expects a scalar k");
+    k = (*v)[0];
+  }
+  bool upper = nc.getInt("upper", 1) != 0;
+  int64_t rows = type.getDimSize(type.getRank() - 2),
+          cols = type.getDimSize(type.getRank() - 1);
+  SmallVector<bool> mask;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.push_back(upper ? j - i >= k : j - i <= k);
+  auto maskType = RankedTensorType::get({rows, cols}, nc.b.getI1Type());
+  Value cond = nc.constant(DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
+  Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0);
+  return done(nc, nc.create<SelectOp>({cond, nc.input(0), zero}));
+}
+
 /// Range with constant start, limit and delta folds to a constant.
 LogicalResult range(NodeContext &nc) {
   if (failed(nc.requireInputs(3)))
@@ -569,6 +599,23 @@ LogicalResult reduce(NodeContext &nc) {
                                 nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
 }
 
+template <ArgReduceKind kind>
+LogicalResult argReduce(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  return done(nc, nc.create<ArgReduceOp>(
+                      {nc.input(0)},
+                      {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(), kind)),
+                       nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
+                       nc.named("keep_dims", nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0)),
+                       nc.named("select_last_index",
+                                nc.b.getBoolAttr(nc.getInt("select_last_index", 0) != 0))}));
+}
+
 } // namespace
 
 void mlir::kiln::onnx_import::appendShapeHandlers(
@@ -590,8 +637,11 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Gather", 1, gather},
       {"Expand", 8, expand},
       {"Range", 11, range},
+      {"Trilu", 14, trilu},
       {"DepthToSpace", 1, depthSpace<true>},
       {"SpaceToDepth", 1, depthSpace<false>},
+      {"ArgMax", 1, argReduce<ArgReduceKind::Max>},
+      {"ArgMin", 1, argReduce<ArgReduceKind::Min>},
       {"ReduceSum", 1, reduce<ReduceKind::Sum, true>},
       {"ReduceMean", 1, reduce<ReduceKind::Mean>},
       {"ReduceMax", 1, reduce<ReduceKind::Max>},

@@ -766,3 +766,28 @@ func.func @name_type(%x: tensor<2xf32>) -> (tensor<2xf32> {kiln.name = 3 : i64})
 func.func @unknown_attr(%x: tensor<2xf32> {kiln.layout = "nchw"}) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }
+
+// -----
+
+func.func @arg_reduce_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{'kiln.arg_reduce' op expects 'axis' in [0, 2), got 2}}
+  // expected-error @+1 {{'kiln.arg_reduce' op failed to infer returned types}}
+  %y = kiln.arg_reduce max %x {axis = 2 : i64} : tensor<2x3xf32> -> tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @arg_reduce_bool(%x: tensor<3xi1>) {
+  // expected-error @+1 {{'kiln.arg_reduce' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xi1>'}}
+  %y = kiln.arg_reduce max %x {axis = 0 : i64} : tensor<3xi1> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @arg_reduce_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'kiln.arg_reduce' op result #0 must be statically shaped tensor of 64-bit signless integer values, but got 'tensor<2xi32>'}}
+  %y = kiln.arg_reduce min %x {axis = 1 : i64} : tensor<2x3xf32> -> tensor<2xi32>
+  return
+}

@@ -176,6 +176,15 @@ func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<2x3xi64>) -> (tensor<2x1
   return %0, %1, %2 : tensor<2x1x1xf32>, tensor<3xf32>, tensor<2xi64>
 }
 
+// CHECK-LABEL: func.func @arg_reductions
+func.func @arg_reductions(%x: tensor<2x3x4xf32>, %i: tensor<5xi32>) -> (tensor<2x4xi64>, tensor<1xi64>) {
+  // CHECK: kiln.arg_reduce  max %{{.+}} {axis = 1 : i64} : tensor<2x3x4xf32> -> tensor<2x4xi64>
+  %0 = kiln.arg_reduce max %x {axis = 1 : i64} : tensor<2x3x4xf32> -> tensor<2x4xi64>
+  // CHECK: kiln.arg_reduce  min %{{.+}} {axis = 0 : i64, keep_dims = true, select_last_index = true} : tensor<5xi32> -> tensor<1xi64>
+  %1 = kiln.arg_reduce min %i {axis = 0 : i64, keep_dims = true, select_last_index = true} : tensor<5xi32> -> tensor<1xi64>
+  return %0, %1 : tensor<2x4xi64>, tensor<1xi64>
+}
+
 // CHECK-LABEL: func.func @data_movement
 func.func @data_movement(%x: tensor<1x4x6x6xf32>, %y: tensor<1x2x6x6xf32>, %ids: tensor<3x2xi32>)
     -> (tensor<1x6x6x6xf32>, tensor<1x2x3x6xf32>, tensor<1x144xf32>, tensor<8x9xf32>, tensor<1x6x6x4xf32>,

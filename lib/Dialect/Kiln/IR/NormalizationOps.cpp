@@ -1,7 +1,8 @@
 //===- NormalizationOps.cpp - normalization, softmax, reduce ----*- C++ -*-===//
 //
 // Shape inference of kiln.softmax, kiln.log_softmax, kiln.lrn,
-// kiln.batch_norm, kiln.instance_norm, kiln.layer_norm and kiln.reduce.
+// kiln.batch_norm, kiln.instance_norm, kiln.layer_norm, kiln.reduce and
+// kiln.arg_reduce.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,4 +154,21 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
       shape.push_back(1);
   }
   return s.result(shape, in->getElementType());
+}
+
+LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  ShapeInference s(loc, getOperationName(), inferred);
+  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(in) || failed(s.checkAxis("axis", axis, in->getRank())))
+    return failure();
+  SmallVector<int64_t> shape(in->getShape());
+  if (adaptor.getKeepDims())
+    shape[axis] = 1;
+  else
+    shape.erase(shape.begin() + axis);
+  return s.result(shape, IntegerType::get(context, 64));
 }

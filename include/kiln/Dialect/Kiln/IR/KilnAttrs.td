@@ -108,6 +108,12 @@ def Kiln_ReduceKind : Kiln_I32Enum<"ReduceKind", "reduction", [
 ]>;
 def Kiln_ReduceKindAttr : Kiln_EnumAttr<Kiln_ReduceKind, "reduce">;
 
+def Kiln_ArgReduceKind : Kiln_I32Enum<"ArgReduceKind", "which extreme an arg reduction finds", [
+  I32EnumAttrCase<"Max", 0, "max">,
+  I32EnumAttrCase<"Min", 1, "min">
+]>;
+def Kiln_ArgReduceKindAttr : Kiln_EnumAttr<Kiln_ArgReduceKind, "arg_reduce">;
+
 def Kiln_ScaleMode : Kiln_I32Enum<"ScaleMode", "how scale weights apply", [
   I32EnumAttrCase<"Uniform", 0, "uniform">,
   I32EnumAttrCase<"Channel", 1, "channel">,

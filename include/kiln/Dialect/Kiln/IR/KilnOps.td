@@ -491,6 +491,25 @@ def Kiln_ReduceOp : Kiln_InferredOp<"reduce"> {
   let assemblyFormat = Kiln_KindUnaryFormat;
 }
 
+def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce"> {
+  let summary = "index of the largest or smallest element along an axis";
+  let description = [{
+    The `i64` index of the maximum (or minimum) along `axis`; the first such
+    index, or the last with `select_last_index`. `keep_dims` keeps the axis
+    as 1.
+
+    ```mlir
+    %y = kiln.arg_reduce max %x {axis = 1 : i64} : tensor<1x1000xf32> -> tensor<1xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_ArgReduceKindAttr:$kind, Kiln_NumericTensor:$input,
+                   I64Attr:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$keep_dims,
+                   DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs StaticShapeTensorOf<[I64]>:$result);
+  let assemblyFormat = Kiln_KindUnaryFormat;
+}
+
 //===----------------------------------------------------------------------===//
 // Shape and data movement
 //===----------------------------------------------------------------------===//
