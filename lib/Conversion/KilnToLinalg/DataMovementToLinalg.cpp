@@ -219,6 +219,36 @@ struct LowerGather : OpRewritePattern<GatherOp> {
   }
 };
 
+/// result[i] = data[i with i[axis] = clamp(normalize(indices[i]))].
+struct LowerGatherElements : OpRewritePattern<GatherElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    int64_t rank = op.getType().getRank();
+    int64_t dim = op.getData().getType().getDimSize(axis);
+    Value data = op.getData();
+    Value r = gatherGeneric(
+        rewriter, loc, op.getType(), {op.getIndices()},
+        {rewriter.getMultiDimIdentityMap(rank)},
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange args) {
+          Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
+          Value zero = indexConst(b, loc, 0);
+          Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, zero);
+          k = arith::SelectOp::create(b, loc, neg,
+                                      arith::AddIOp::create(b, loc, k, indexConst(b, loc, dim)), k);
+          k = arith::MaxSIOp::create(b, loc, k, zero);
+          k = arith::MinSIOp::create(b, loc, k, indexConst(b, loc, dim - 1));
+          SmallVector<Value> at(idx.begin(), idx.end());
+          at[axis] = k;
+          return tensor::ExtractOp::create(b, loc, data, at);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::lowering::populateDataMovementPatterns(
@@ -226,5 +256,6 @@ void mlir::kiln::lowering::populateDataMovementPatterns(
   patterns.add<LowerConstant, LowerToReshape<ReshapeOp>,
                LowerToReshape<FlattenOp>, LowerToReshape<SqueezeOp>,
                LowerToReshape<UnsqueezeOp>, LowerTranspose, LowerConcat,
-               LowerSlice, LowerPad, LowerGather>(patterns.getContext());
+               LowerSlice, LowerPad, LowerGather, LowerGatherElements>(
+      patterns.getContext());
 }

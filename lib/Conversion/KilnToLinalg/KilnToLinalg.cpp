@@ -25,6 +25,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
   lowering::populateMatrixPatterns(patterns);
   lowering::populateNormalizationPatterns(patterns);
   lowering::populateDataMovementPatterns(patterns);
+  lowering::populateResizePatterns(patterns);
 }
 
 namespace mlir::kiln {

@@ -16,6 +16,7 @@ void populateConvPoolPatterns(RewritePatternSet &patterns);
 void populateMatrixPatterns(RewritePatternSet &patterns);
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populateResizePatterns(RewritePatternSet &patterns);
 
 } // namespace kiln::lowering
 } // namespace mlir

@@ -105,6 +105,15 @@ LogicalResult where(NodeContext &nc) {
   return success();
 }
 
+LogicalResult unaryOn(NodeContext &nc, UnaryKind kind, Value x) {
+  FailureOr<Value> r = nc.create<UnaryOp>(
+      {x}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
+}
+
 template <UnaryKind kind>
 LogicalResult unary(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
@@ -293,6 +302,48 @@ LogicalResult castLikeHandler(NodeContext &nc) {
   return castTo(nc, nc.inputType(1).getElementType());
 }
 
+/// IsNaN: x != x.
+LogicalResult isNaN(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  FailureOr<Value> eq = makeBinary(nc, BinaryKind::Equal, nc.input(0), nc.input(0));
+  if (failed(eq))
+    return failure();
+  return unaryOn(nc, UnaryKind::Not, *eq);
+}
+
+/// IsInf: x == +inf (detect_positive) or x == -inf (detect_negative).
+LogicalResult isInf(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  bool positive = nc.getInt("detect_positive", 1) != 0;
+  bool negative = nc.getInt("detect_negative", 1) != 0;
+  Value result;
+  for (auto [detect, sign] : {std::pair{positive, 1.0}, std::pair{negative, -1.0}}) {
+    if (!detect)
+      continue;
+    Value inf = nc.splat(scalarType, sign * std::numeric_limits<double>::infinity());
+    FailureOr<Value> eq = makeBinary(nc, BinaryKind::Equal, nc.input(0), inf);
+    if (failed(eq))
+      return failure();
+    if (result) {
+      FailureOr<Value> either = makeBinary(nc, BinaryKind::Or, result, *eq);
+      if (failed(either))
+        return failure();
+      result = *either;
+    } else {
+      result = *eq;
+    }
+  }
+  if (!result)
+    result = nc.constant(DenseElementsAttr::get(
+        RankedTensorType::get(type.getShape(), nc.b.getI1Type()), false));
+  nc.setOutput(0, result);
+  return success();
+}
+
 LogicalResult identity(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -384,6 +435,8 @@ void mlir::kiln::onnx_import::appendElementwiseHandlers(
       {"Cast", 6, castHandler},
       {"CastLike", 15, castLikeHandler},
       {"Identity", 1, identity},
+      {"IsNaN", 9, isNaN},
+      {"IsInf", 10, isInf},
       {"Dropout", 7, dropout},
   };
   table.insert(table.end(), std::begin(entries), std::end(entries));

@@ -149,6 +149,7 @@ struct HandlerEntry {
 void appendElementwiseHandlers(std::vector<HandlerEntry> &table);
 void appendNeuralNetHandlers(std::vector<HandlerEntry> &table);
 void appendShapeHandlers(std::vector<HandlerEntry> &table);
+void appendLossHandlers(std::vector<HandlerEntry> &table);
 
 /// Converts a TensorProto (with `raw_data` moved out, not copied, when it
 /// can be) to an attribute; external data is read relative to `modelDir`.

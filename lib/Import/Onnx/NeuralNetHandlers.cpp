@@ -428,6 +428,63 @@ LogicalResult softmax(NodeContext &nc) {
   return success();
 }
 
+/// Hardmax: 1 where an element is the (first) maximum along the axis, else
+/// 0; before opset 13 over the input coerced to a matrix at `axis`.
+LogicalResult hardmax(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return nc.fail("expects an input of rank >= 1");
+  bool coerce = nc.opset < 13;
+  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", coerce ? 1 : -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  Value x = nc.input(0);
+  int64_t opAxis = *axis;
+  if (coerce) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < rank; ++i)
+      (i < *axis ? outer : inner) *= type.getDimSize(i);
+    FailureOr<Value> flat = nc.reshape(x, {outer, inner});
+    if (failed(flat))
+      return failure();
+    x = *flat;
+    opAxis = 1;
+  }
+  auto xType = cast<RankedTensorType>(x.getType());
+  FailureOr<Value> best = nc.create<ArgReduceOp>(
+      {x}, {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(), ArgReduceKind::Max)),
+            nc.named("axis", nc.b.getI64IntegerAttr(opAxis)),
+            nc.named("keep_dims", nc.b.getBoolAttr(true))});
+  if (failed(best))
+    return failure();
+  // Positions along the axis, shaped to broadcast against x.
+  int64_t n = xType.getDimSize(opAxis);
+  SmallVector<int64_t> iotaShape(xType.getRank() - opAxis, 1);
+  iotaShape[0] = n;
+  SmallVector<int64_t> positions;
+  for (int64_t i = 0; i < n; ++i)
+    positions.push_back(i);
+  Value iota = nc.constant(DenseElementsAttr::get(
+      RankedTensorType::get(iotaShape, nc.b.getI64Type()), ArrayRef<int64_t>(positions)));
+  FailureOr<Value> hit = nc.create<BinaryOp>(
+      {iota, *best}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), BinaryKind::Equal))});
+  if (failed(hit))
+    return failure();
+  auto hitType = cast<RankedTensorType>(hit->getType());
+  FailureOr<Value> r = nc.createTyped<CastOp>(
+      RankedTensorType::get(hitType.getShape(), type.getElementType()), {*hit});
+  if (failed(r))
+    return failure();
+  FailureOr<Value> out = nc.reshape(*r, type.getShape());
+  if (failed(out))
+    return failure();
+  nc.setOutput(0, *out);
+  return success();
+}
+
 } // namespace
 
 void mlir::kiln::onnx_import::appendNeuralNetHandlers(
@@ -447,6 +504,7 @@ void mlir::kiln::onnx_import::appendNeuralNetHandlers(
       {"MatMul", 1, matmul},
       {"Softmax", 1, softmax<SoftmaxOp>},
       {"LogSoftmax", 1, softmax<LogSoftmaxOp>},
+      {"Hardmax", 1, hardmax},
   };
   table.insert(table.end(), std::begin(entries), std::end(entries));
 }

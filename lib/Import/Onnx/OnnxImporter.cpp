@@ -491,6 +491,7 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
   appendElementwiseHandlers(table);
   appendNeuralNetHandlers(table);
   appendShapeHandlers(table);
+  appendLossHandlers(table);
 
   onnx::GraphProto &graph = *model.mutable_graph();
   OpBuilder b(ctx);
@@ -578,6 +579,7 @@ std::vector<std::pair<std::string, int>> mlir::kiln::supportedOnnxOps() {
   appendElementwiseHandlers(table);
   appendNeuralNetHandlers(table);
   appendShapeHandlers(table);
+  appendLossHandlers(table);
   std::vector<std::pair<std::string, int>> ops;
   for (const HandlerEntry &e : table)
     ops.emplace_back(e.opType, e.sinceVersion);

@@ -599,6 +599,115 @@ LogicalResult reduce(NodeContext &nc) {
                                 nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
 }
 
+LogicalResult gatherElements(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  return done(nc, nc.create<GatherElementsOp>(
+                      {nc.input(0), nc.input(1)},
+                      {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
+}
+
+/// Resize (10, 11, 13) and Upsample (9): constant scales or sizes; the
+/// coordinate transforms half_pixel, pytorch_half_pixel, align_corners and
+/// asymmetric.
+LogicalResult resize(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  int64_t rank = type.getRank();
+  bool legacy = nc.opset < 11 || nc.node.op_type() == "Upsample";
+  std::string mode = nc.getString("mode", "nearest");
+  ResizeMode kind;
+  if (mode == "nearest")
+    kind = ResizeMode::Nearest;
+  else if (mode == "linear" || mode == "bilinear")
+    kind = ResizeMode::Linear;
+  else if (mode == "cubic")
+    kind = ResizeMode::Cubic;
+  else
+    return nc.fail("unknown mode '" + mode + "'");
+  std::string coord = nc.getString("coordinate_transformation_mode",
+                                   legacy ? "asymmetric" : "half_pixel");
+  CoordinateTransform transform;
+  if (coord == "half_pixel")
+    transform = CoordinateTransform::HalfPixel;
+  else if (coord == "pytorch_half_pixel")
+    transform = CoordinateTransform::PytorchHalfPixel;
+  else if (coord == "align_corners")
+    transform = CoordinateTransform::AlignCorners;
+  else if (coord == "asymmetric")
+    transform = CoordinateTransform::Asymmetric;
+  else
+    return nc.unsupported("coordinate_transformation_mode '" + coord +
+                          "' is not supported");
+  std::string nearest = nc.getString("nearest_mode",
+                                     legacy ? "floor" : "round_prefer_floor");
+  NearestRounding rounding;
+  if (nearest == "round_prefer_floor")
+    rounding = NearestRounding::RoundPreferFloor;
+  else if (nearest == "round_prefer_ceil")
+    rounding = NearestRounding::RoundPreferCeil;
+  else if (nearest == "floor")
+    rounding = NearestRounding::Floor;
+  else if (nearest == "ceil")
+    rounding = NearestRounding::Ceil;
+  else
+    return nc.fail("unknown nearest_mode '" + nearest + "'");
+  if (nc.getInt("exclude_outside", 0))
+    return nc.unsupported("exclude_outside = 1 is not supported");
+
+  unsigned scalesInput = legacy ? 1 : 2, sizesInput = 3;
+  SmallVector<double> scales;
+  SmallVector<int64_t> sizes;
+  if (!legacy && nc.hasInput(sizesInput)) {
+    FailureOr<SmallVector<int64_t>> v = nc.intInput(sizesInput);
+    if (failed(v))
+      return failure();
+    sizes = *v;
+  }
+  if (sizes.empty() && nc.hasInput(scalesInput)) {
+    FailureOr<SmallVector<double>> v = nc.floatInput(scalesInput);
+    if (failed(v))
+      return failure();
+    scales = *v;
+  }
+  if (sizes.empty() && scales.empty())
+    return nc.fail("expects scales or sizes");
+  SmallVector<int64_t> shape;
+  SmallVector<NamedAttribute> attrs = {
+      nc.named("mode", ResizeModeAttr::get(nc.b.getContext(), kind)),
+      nc.named("coordinate_transform",
+               CoordinateTransformAttr::get(nc.b.getContext(), transform)),
+      nc.named("nearest_rounding",
+               NearestRoundingAttr::get(nc.b.getContext(), rounding)),
+      nc.named("cubic_coeff_a",
+               nc.b.getF32FloatAttr(nc.getFloat("cubic_coeff_a", -0.75f)))};
+  if (!sizes.empty()) {
+    if (static_cast<int64_t>(sizes.size()) != rank)
+      return nc.fail("expects " + Twine(rank) + " sizes");
+    shape = sizes;
+  } else {
+    if (static_cast<int64_t>(scales.size()) != rank)
+      return nc.fail("expects " + Twine(rank) + " scales");
+    SmallVector<float> f;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!(scales[i] > 0))
+        return nc.fail("expects positive scales");
+      f.push_back(static_cast<float>(scales[i]));
+      shape.push_back(static_cast<int64_t>(
+          std::floor(double(type.getDimSize(i)) * f.back())));
+    }
+    attrs.push_back(nc.named("scales", nc.b.getDenseF32ArrayAttr(f)));
+  }
+  return done(nc, nc.createTyped<ResizeOp>(
+                      RankedTensorType::get(shape, type.getElementType()),
+                      {nc.input(0)}, attrs));
+}
+
 template <ArgReduceKind kind>
 LogicalResult argReduce(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
@@ -635,6 +744,9 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Slice", 1, slice},
       {"Pad", 2, pad},
       {"Gather", 1, gather},
+      {"GatherElements", 11, gatherElements},
+      {"Resize", 10, resize},
+      {"Upsample", 9, resize},
       {"Expand", 8, expand},
       {"Range", 11, range},
       {"Trilu", 14, trilu},

@@ -146,9 +146,23 @@ func.func @weights() -> tensor<2xf32> {
 
 // -----
 
-// Without a lowering, the pass fails and names the op.
-func.func @cubic(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
-  // expected-error @+1 {{failed to legalize operation 'kiln.resize' that was explicitly marked illegal}}
-  %0 = kiln.resize cubic %x : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
+// Linear resize of the two spatial dims: 4 reads blended by weights.
+// CHECK-LABEL: func.func @bilinear
+// CHECK: linalg.generic
+// CHECK-COUNT-4: tensor.extract
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
+func.func @bilinear(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = kiln.resize linear %x : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
   return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// Without a lowering (cubic over 5 dimensions would read 4^5 elements per
+// output), the pass fails and names the op.
+func.func @cubic5d(%x: tensor<2x2x2x2x2xf32>) -> tensor<4x4x4x4x4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.resize' that was explicitly marked illegal}}
+  %0 = kiln.resize cubic %x : tensor<2x2x2x2x2xf32> -> tensor<4x4x4x4x4xf32>
+  return %0 : tensor<4x4x4x4x4xf32>
 }

@@ -791,3 +791,21 @@ func.func @arg_reduce_result(%x: tensor<2x3xf32>) {
   %y = kiln.arg_reduce min %x {axis = 1 : i64} : tensor<2x3xf32> -> tensor<2xi32>
   return
 }
+
+// -----
+
+func.func @gather_elements_rank(%x: tensor<4x8xf32>, %i: tensor<3xi64>) {
+  // expected-error @+2 {{'kiln.gather_elements' op expects indices of the data's rank 2, got 3}}
+  // expected-error @+1 {{'kiln.gather_elements' op failed to infer returned types}}
+  %y = kiln.gather_elements %x, %i {axis = 0 : i64} : (tensor<4x8xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_dim(%x: tensor<4x8xf32>, %i: tensor<2x9xi64>) {
+  // expected-error @+2 {{'kiln.gather_elements' op expects indices dimension 1 (9) not to exceed the data's (8)}}
+  // expected-error @+1 {{'kiln.gather_elements' op failed to infer returned types}}
+  %y = kiln.gather_elements %x, %i {axis = 0 : i64} : (tensor<4x8xf32>, tensor<2x9xi64>) -> tensor<2x9xf32>
+  return
+}

@@ -215,6 +215,9 @@ func.func @data_movement(%x: tensor<1x4x6x6xf32>, %y: tensor<1x2x6x6xf32>, %ids:
                                 scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : tensor<1x4x6x6xf32> -> tensor<1x4x12x12xf32>
   // CHECK: kiln.resize  linear %{{.+}} : tensor<1x4x6x6xf32> -> tensor<1x4x8x8xf32>
   %11 = kiln.resize linear %x : tensor<1x4x6x6xf32> -> tensor<1x4x8x8xf32>
+  // CHECK: kiln.gather_elements %{{.+}}, %{{.+}} {axis = 1 : i64} : (tensor<1x4x6x6xf32>, tensor<1x2x6x6xi64>) -> tensor<1x2x6x6xf32>
+  %ge_idx = kiln.constant dense<1> : tensor<1x2x6x6xi64>
+  %ge = kiln.gather_elements %x, %ge_idx {axis = 1 : i64} : (tensor<1x4x6x6xf32>, tensor<1x2x6x6xi64>) -> tensor<1x2x6x6xf32>
   // CHECK: kiln.gather %{{.+}}, %{{.+}} {axis = 0 : i64} : (tensor<1x4x6x6xf32>, tensor<3x2xi32>) -> tensor<3x2x4x6x6xf32>
   %12 = kiln.gather %x, %ids {axis = 0 : i64} : (tensor<1x4x6x6xf32>, tensor<3x2xi32>) -> tensor<3x2x4x6x6xf32>
   return %0, %1, %2, %6, %7, %11, %10, %12 : tensor<1x6x6x6xf32>, tensor<1x2x3x6xf32>, tensor<1x144xf32>, tensor<8x9xf32>, tensor<1x6x6x4xf32>,

@@ -7,7 +7,7 @@ computed here in Python, independently of kiln.
   add_relu     y = relu(a + b), b broadcast over rows: must PASS
   tampered     the same with one expected value off by 0.01: must FAIL
   conv_pool    conv 3x3 pad 1 + max pool 2x2: must PASS
-  unsupported  a TopK node: must be SKIPPED
+  unsupported  an Einsum node: must be SKIPPED
 """
 import os
 import random
@@ -93,5 +93,5 @@ write_case("conv_pool", nodes, [("x", [1, 1, 4, 4], x)], [("p", [1, 2, 2, 2], po
            "initializer { %s }" % tensor_text("w", [2, 1, 3, 3], w))
 
 # unsupported
-write_case("unsupported", 'node { input: "a" output: "y" op_type: "Hardmax" }',
+write_case("unsupported", 'node { input: "a" output: "y" op_type: "Einsum" attribute { name: "equation" s: "ij->ji" type: STRING } }',
            [("a", [3, 4], a)], [("y", [3, 4], a)])

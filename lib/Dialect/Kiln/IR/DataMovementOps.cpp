@@ -2,7 +2,7 @@
 //
 // Verification, shape inference and folding of kiln.concat, kiln.slice,
 // kiln.reshape, kiln.flatten, kiln.squeeze, kiln.unsqueeze, kiln.transpose,
-// kiln.pad, kiln.resize and kiln.gather.
+// kiln.pad, kiln.resize, kiln.gather and kiln.gather_elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -341,4 +341,32 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   llvm::append_range(shape, indices->getShape());
   llvm::append_range(shape, data->getShape().drop_front(axis + 1));
   return s.result(shape, data->getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// GatherElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  ShapeInference s(loc, getOperationName(), inferred);
+  FailureOr<RankedTensorType> data = s.tensor(adaptor.getData(), "data");
+  FailureOr<RankedTensorType> indices =
+      failed(data) ? FailureOr<RankedTensorType>(failure())
+                   : s.tensor(adaptor.getIndices(), "indices");
+  if (failed(indices))
+    return failure();
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(s.checkAxis("axis", axis, data->getRank())))
+    return failure();
+  if (indices->getRank() != data->getRank())
+    return s.fail("expects indices of the data's rank " + Twine(data->getRank()) +
+                  ", got " + formatShape(indices->getShape()));
+  for (int64_t i = 0; i < data->getRank(); ++i)
+    if (i != axis && indices->getDimSize(i) > data->getDimSize(i))
+      return s.fail("expects indices dimension " + Twine(i) + " (" +
+                    Twine(indices->getDimSize(i)) + ") not to exceed the data's (" +
+                    Twine(data->getDimSize(i)) + ")");
+  return s.result(indices->getShape(), data->getElementType());
 }

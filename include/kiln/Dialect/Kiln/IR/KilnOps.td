@@ -690,4 +690,23 @@ def Kiln_GatherOp : Kiln_InferredOp<"gather"> {
   }];
 }
 
+def Kiln_GatherElementsOp : Kiln_InferredOp<"gather_elements"> {
+  let summary = "gathers single elements along an axis by index";
+  let description = [{
+    `result[i...] = data[i... with i[axis] replaced by indices[i...]]`: the
+    result has the shape of `indices`, which has the rank of `data`. Negative
+    indices count from the end; generated code clamps out-of-range ones.
+
+    ```mlir
+    %y = kiln.gather_elements %data, %ids {axis = 1 : i64}
+         : (tensor<3x5xf32>, tensor<3x1xi64>) -> tensor<3x1xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$data, Kiln_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_TD
