@@ -115,8 +115,11 @@ Outcome runCase(const std::string &dir) {
   std::map<std::string, std::string> inputFiles; // graph input name -> .pb
   for (const std::string &file : listSorted(sets[0], "input_")) {
     HostTensor t;
-    if (readTensorFile(file, t).empty())
-      inputFiles[t.name] = file;
+    if (!readTensorFile(file, t).empty())
+      continue;
+    inputFiles[t.name] = file;
+    // Dynamic dimensions take the test data's shape.
+    options.inputShapes[t.name] = SmallVector<int64_t>(t.shape.begin(), t.shape.end());
   }
   // Each failed import may name another input that must be a constant.
   for (int attempt = 0;; ++attempt) {

@@ -229,7 +229,11 @@ LogicalResult clip(NodeContext &nc) {
 LogicalResult pow(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
-  auto baseType = nc.inputType(0), expType = nc.inputType(1);
+  FailureOr<Value> rhs = legacyBroadcast(nc, nc.input(0), nc.input(1));
+  if (failed(rhs))
+    return failure();
+  auto baseType = nc.inputType(0);
+  auto expType = cast<RankedTensorType>(rhs->getType());
   Type element = baseType.getElementType();
   Type compute = isa<FloatType>(element) ? element : nc.b.getF32Type();
   auto castTo = [&](Value v, RankedTensorType t) -> FailureOr<Value> {
@@ -239,7 +243,7 @@ LogicalResult pow(NodeContext &nc) {
   };
   FailureOr<Value> base = castTo(nc.input(0), baseType);
   FailureOr<Value> exponent =
-      failed(base) ? FailureOr<Value>(failure()) : castTo(nc.input(1), expType);
+      failed(base) ? FailureOr<Value>(failure()) : castTo(*rhs, expType);
   if (failed(exponent))
     return failure();
   FailureOr<Value> r = makeBinary(nc, BinaryKind::Pow, *base, *exponent);
@@ -259,13 +263,25 @@ LogicalResult pow(NodeContext &nc) {
 LogicalResult prelu(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
-  Value x = nc.input(0);
+  Value x = nc.input(0), slope = nc.input(1);
   auto type = nc.inputType(0);
+  auto slopeType = nc.inputType(1);
+  // Before opset 7 a 1-D slope of C values applies per channel (dim 1).
+  if (nc.opset < 7 && type.getRank() >= 2 && slopeType.getRank() == 1 &&
+      slopeType.getDimSize(0) == type.getDimSize(1) &&
+      slopeType.getDimSize(0) != type.getDimSize(type.getRank() - 1)) {
+    SmallVector<int64_t> shape(type.getRank() - 1, 1);
+    shape[0] = slopeType.getDimSize(0);
+    FailureOr<Value> r = nc.reshape(slope, shape);
+    if (failed(r))
+      return failure();
+    slope = *r;
+  }
   Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0.0);
   FailureOr<Value> negative = makeBinary(nc, BinaryKind::Less, x, zero);
   FailureOr<Value> scaled =
       failed(negative) ? FailureOr<Value>(failure())
-                       : makeBinary(nc, BinaryKind::Mul, x, nc.input(1));
+                       : makeBinary(nc, BinaryKind::Mul, x, slope);
   if (failed(scaled))
     return failure();
   FailureOr<Value> r = nc.create<SelectOp>({*negative, *scaled, x});
@@ -300,6 +316,29 @@ LogicalResult castLikeHandler(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   return castTo(nc, nc.inputType(1).getElementType());
+}
+
+/// Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0.
+LogicalResult shrink(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  double lambd = nc.getFloat("lambd", 0.5f), bias = nc.getFloat("bias", 0.0f);
+  Value x = nc.input(0);
+  FailureOr<Value> below = makeBinary(nc, BinaryKind::Less, x, nc.splat(scalarType, -lambd));
+  FailureOr<Value> above = makeBinary(nc, BinaryKind::Greater, x, nc.splat(scalarType, lambd));
+  FailureOr<Value> up = makeBinary(nc, BinaryKind::Add, x, nc.splat(scalarType, bias));
+  FailureOr<Value> down = makeBinary(nc, BinaryKind::Sub, x, nc.splat(scalarType, bias));
+  if (failed(below) || failed(above) || failed(up) || failed(down))
+    return failure();
+  FailureOr<Value> inner = nc.create<SelectOp>({*above, *down, nc.splat(scalarType, 0)});
+  FailureOr<Value> r = failed(inner) ? FailureOr<Value>(failure())
+                                     : nc.create<SelectOp>({*below, *up, *inner});
+  if (failed(r))
+    return failure();
+  nc.setOutput(0, *r);
+  return success();
 }
 
 /// IsNaN: x != x.
@@ -381,7 +420,7 @@ void mlir::kiln::onnx_import::appendElementwiseHandlers(
       {"Sub", 1, binary<BinaryKind::Sub>},
       {"Mul", 1, binary<BinaryKind::Mul>},
       {"Div", 1, binary<BinaryKind::Div>},
-      {"Pow", 7, pow},
+      {"Pow", 1, pow},
       {"Mod", 10, mod},
       {"And", 7, binary<BinaryKind::And>},
       {"Or", 7, binary<BinaryKind::Or>},
@@ -436,6 +475,7 @@ void mlir::kiln::onnx_import::appendElementwiseHandlers(
       {"CastLike", 15, castLikeHandler},
       {"Identity", 1, identity},
       {"IsNaN", 9, isNaN},
+      {"Shrink", 9, shrink},
       {"IsInf", 10, isInf},
       {"Dropout", 7, dropout},
   };

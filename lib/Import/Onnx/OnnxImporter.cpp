@@ -355,6 +355,11 @@ LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
                      Twine(given->second.size()) + ", but the model's input has rank " +
                      Twine(tensorType.shape().dim_size()));
       shape = given->second;
+      for (const auto &[i, dim] : llvm::enumerate(tensorType.shape().dim()))
+        if (dim.has_dim_value() && dim.dim_value() != shape[i])
+          return error("--input-shape for '" + name + "' gives " +
+                       Twine(shape[i]) + " for dimension " + Twine(i) +
+                       ", which the model fixes at " + Twine(dim.dim_value()));
     } else {
       for (const auto &[i, dim] : llvm::enumerate(tensorType.shape().dim())) {
         if (dim.has_dim_value() && dim.dim_value() >= 0) {

@@ -485,6 +485,35 @@ LogicalResult trilu(NodeContext &nc) {
   return done(nc, nc.create<SelectOp>({cond, nc.input(0), zero}));
 }
 
+/// Tile with constant repeats: copies concatenated along each axis.
+LogicalResult tile(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> repeats = nc.intInput(1);
+  if (failed(repeats))
+    return failure();
+  int64_t rank = nc.inputType(0).getRank();
+  if (static_cast<int64_t>(repeats->size()) != rank)
+    return nc.fail("expects one repeat per dimension");
+  Value x = nc.input(0);
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    int64_t r = (*repeats)[axis];
+    if (r < 1 || r > 4096)
+      return r == 0 ? nc.unsupported("repeats of 0 (empty results) are not supported")
+                    : nc.fail("repeat " + Twine(r) + " is out of range");
+    if (r == 1)
+      continue;
+    SmallVector<Value> copies(r, x);
+    FailureOr<Value> c = nc.create<ConcatOp>(
+        copies, {nc.named("axis", nc.b.getI64IntegerAttr(axis))});
+    if (failed(c))
+      return failure();
+    x = *c;
+  }
+  nc.setOutput(0, x);
+  return success();
+}
+
 /// Range with constant start, limit and delta folds to a constant.
 LogicalResult range(NodeContext &nc) {
   if (failed(nc.requireInputs(3)))
@@ -750,6 +779,7 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Expand", 8, expand},
       {"Range", 11, range},
       {"Trilu", 14, trilu},
+      {"Tile", 6, tile},
       {"DepthToSpace", 1, depthSpace<true>},
       {"SpaceToDepth", 1, depthSpace<false>},
       {"ArgMax", 1, argReduce<ArgReduceKind::Max>},
