@@ -24,12 +24,14 @@
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/defs/parser.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fcntl.h>
 #include <fstream>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -596,15 +598,23 @@ void mlir::kiln::registerOnnxImporterDialects(MLIRContext *context) {
   context->loadDialect<KilnDialect, func::FuncDialect>();
 }
 
-/// Parses a binary model with explicit limits.
-static bool parseBinary(llvm::StringRef bytes, int recursionLimit,
-                        onnx::ModelProto &model) {
-  google::protobuf::io::ArrayInputStream raw(bytes.data(),
-                                             static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(static_cast<int>(std::min<size_t>(bytes.size() + 1, INT32_MAX)));
-  coded.SetRecursionLimit(recursionLimit);
-  return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+/// Parses a binary model from `path` with explicit limits, streaming the
+/// file so that only the parsed message, not also the file's bytes, is held.
+static bool parseBinary(const std::string &path, uint64_t size,
+                        int recursionLimit, onnx::ModelProto &model) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0)
+    return false;
+  bool ok;
+  {
+    google::protobuf::io::FileInputStream raw(fd);
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(static_cast<int>(std::min<uint64_t>(size + 1, INT32_MAX)));
+    coded.SetRecursionLimit(recursionLimit);
+    ok = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  ::close(fd);
+  return ok;
 }
 
 LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
@@ -621,27 +631,36 @@ LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
                               << " bytes, over the limit of "
                               << std::min<uint64_t>(options.maxFileBytes, INT32_MAX - 1)
                               << " (store large weights as external data)";
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/true);
-  if (!buffer)
-    return emitError(fileLoc) << "cannot read the model file: "
-                              << buffer.getError().message();
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-
-  onnx::ModelProto model;
-  // The text format may open with '#' comment lines (lit RUN lines).
-  llvm::StringRef trimmed = bytes.ltrim();
+  // The text format starts with '<' (after '#' comment lines); peek at the
+  // start of the file to tell.
+  std::string head;
+  {
+    std::ifstream in(path.str(), std::ios::binary);
+    if (!in)
+      return emitError(fileLoc) << "cannot read the model file";
+    head.resize(4096);
+    in.read(head.data(), head.size());
+    head.resize(static_cast<size_t>(in.gcount()));
+  }
+  llvm::StringRef trimmed = llvm::StringRef(head).ltrim();
   while (trimmed.starts_with("#"))
     trimmed = trimmed.drop_until([](char c) { return c == '\n'; }).ltrim();
+  bool isText = trimmed.starts_with("<");
+
+  onnx::ModelProto model;
   try {
-    if (trimmed.starts_with("<")) {
-      // The ONNX text format: <ir_version: 8, opset_import: [...]> graph (...) {...}
-      onnx::OnnxParser parser(bytes.data());
+    if (isText) {
+      auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                                /*RequiresNullTerminator=*/true);
+      if (!buffer)
+        return emitError(fileLoc) << "cannot read the model file: "
+                                  << buffer.getError().message();
+      onnx::OnnxParser parser((*buffer)->getBufferStart());
       auto status = parser.Parse(model);
       if (!status.IsOK())
         return emitError(fileLoc) << "cannot parse the ONNX text format: "
                                   << status.ErrorMessage();
-    } else if (!parseBinary(bytes, options.maxRecursionDepth, model)) {
+    } else if (!parseBinary(path.str(), size, options.maxRecursionDepth, model)) {
       return emitError(fileLoc)
              << "not a valid ONNX model: the protobuf does not parse "
                 "(truncated, corrupted, or nested deeper than "
