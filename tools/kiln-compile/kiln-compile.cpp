@@ -49,6 +49,9 @@ static cl::opt<bool> noOptimize("no-optimize",
 static cl::opt<bool> checkSupport(
     "check-support",
     cl::desc("List every node that cannot be imported and exit (1 if any)"));
+static cl::opt<uint64_t> maxModelBytes(
+    "max-model-bytes", cl::desc("Largest model file accepted (default 2 GiB)"),
+    cl::init(uint64_t(2) << 30));
 static cl::opt<unsigned> elideLarger(
     "elide-weights-larger-than",
     cl::desc("Print weights with more bytes than this elided (0: print all)"),
@@ -140,6 +143,7 @@ int main(int argc, char **argv) {
   if (batch >= 0)
     options.batch = batch;
   options.collectUnsupported = checkSupport;
+  options.maxFileBytes = maxModelBytes;
 
   if (emit != "kiln") {
     llvm::errs() << "kiln-compile: error: --emit=" << emit

@@ -1,10 +1,10 @@
 //===- kiln-run.cpp - run a model -------------------------------*- C++ -*-===//
 //
-// kiln-run model.onnx [--backend=reference] [--input name=file.pb ...]
+// kiln-run model.onnx [--backend=reference] [--input name=file.pb|.npy ...]
 //          [--reference-dir test_data_set_0] [--seed N]
 //
 // Imports a model, optimizes it, compiles it for the backend and runs it once:
-// inputs come from TensorProto files (inputs not given get seeded random
+// inputs come from TensorProto or NumPy files (inputs not given get seeded random
 // values), each output is summarized, and with --reference-dir the outputs
 // are compared with output_K.pb there (exit status 1 on a mismatch).
 //
@@ -35,7 +35,7 @@ static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.onnx>"),
                                       cl::Required);
 static cl::opt<std::string> backend("backend", cl::desc("reference (CPU)"),
                                     cl::init("reference"));
-static cl::list<std::string> inputs("input", cl::desc("An input: name=file.pb"),
+static cl::list<std::string> inputs("input", cl::desc("An input: name=file.pb or name=file.npy"),
                                     cl::value_desc("name=file"));
 static cl::opt<std::string> referenceDir(
     "reference-dir", cl::desc("Compare with output_K.pb in this folder"));
@@ -121,11 +121,12 @@ int main(int argc, char **argv) {
   for (const std::string &spec : inputs) {
     auto [name, file] = llvm::StringRef(spec).rsplit('=');
     if (name.empty() || file.empty())
-      return fail("--input expects name=file.pb, got '" + spec + "'");
+      return fail("--input expects name=file.pb or name=file.npy, got '" + spec + "'");
     HostTensor t;
     std::string error = readTensorFile(file.str(), t);
     if (!error.empty())
       return fail(error);
+    t.name = name.str();
     options.inputShapes[name] = SmallVector<int64_t>(t.shape.begin(), t.shape.end());
     given[name.str()] = t;
   }

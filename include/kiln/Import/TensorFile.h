@@ -1,6 +1,7 @@
 //===- TensorFile.h - read and write serialized ONNX tensors ----*- C++ -*-===//
 //
-// The ONNX test data format: one TensorProto per .pb file.
+// Tensors in files: the ONNX test data format (one TensorProto per .pb file)
+// and NumPy .npy arrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +14,8 @@
 
 namespace mlir::kiln {
 
-/// Reads a TensorProto file into `tensor`; returns an empty string or the
+/// Reads a tensor file into `tensor`: a serialized TensorProto (.pb) or a
+/// NumPy array (.npy, little-endian, C order). Returns an empty string or the
 /// error (unreadable, unsupported element type, data size mismatch).
 std::string readTensorFile(const std::string &path, HostTensor &tensor);
 
