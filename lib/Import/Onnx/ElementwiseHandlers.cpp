@@ -43,13 +43,9 @@ LogicalResult binary(NodeContext &nc) {
   FailureOr<Value> rhs = legacyBroadcast(nc, nc.input(0), nc.input(1));
   if (failed(rhs))
     return failure();
-  FailureOr<Value> r = nc.create<BinaryOp>(
-      {nc.input(0), *rhs},
-      {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<BinaryOp>(
+          {nc.input(0), *rhs},
+          {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))}));
 }
 
 FailureOr<Value> makeBinary(NodeContext &nc, BinaryKind kind, Value a, Value b) {
@@ -62,11 +58,7 @@ LogicalResult mod(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   BinaryKind kind = nc.getInt("fmod", 0) ? BinaryKind::FMod : BinaryKind::Mod;
-  FailureOr<Value> r = makeBinary(nc, kind, nc.input(0), nc.input(1));
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(makeBinary(nc, kind, nc.input(0), nc.input(1)));
 }
 
 /// Sum, Max, Min (and Mean, which divides by the count): a left fold.
@@ -106,25 +98,17 @@ LogicalResult where(NodeContext &nc) {
 }
 
 LogicalResult unaryOn(NodeContext &nc, UnaryKind kind, Value x) {
-  FailureOr<Value> r = nc.create<UnaryOp>(
-      {x}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<UnaryOp>(
+          {x}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))}));
 }
 
 template <UnaryKind kind>
 LogicalResult unary(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
-  FailureOr<Value> r = nc.create<UnaryOp>(
-      {nc.input(0)},
-      {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<UnaryOp>(
+          {nc.input(0)},
+          {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))}));
 }
 
 FailureOr<Value> makeActivation(NodeContext &nc, ActivationKind kind, Value x,
@@ -164,11 +148,7 @@ LogicalResult activation(NodeContext &nc) {
   default:
     break;
   }
-  FailureOr<Value> r = makeActivation(nc, kind, nc.input(0), alpha, beta);
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(makeActivation(nc, kind, nc.input(0), alpha, beta));
 }
 
 /// Clip-6: min/max attributes (an activation). Clip-11: optional min and
@@ -284,21 +264,13 @@ LogicalResult prelu(NodeContext &nc) {
                        : makeBinary(nc, BinaryKind::Mul, x, slope);
   if (failed(scaled))
     return failure();
-  FailureOr<Value> r = nc.create<SelectOp>({*negative, *scaled, x});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<SelectOp>({*negative, *scaled, x}));
 }
 
 LogicalResult castTo(NodeContext &nc, Type element) {
   auto type = nc.inputType(0);
-  FailureOr<Value> r = nc.createTyped<CastOp>(
-      RankedTensorType::get(type.getShape(), element), {nc.input(0)});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.createTyped<CastOp>(
+          RankedTensorType::get(type.getShape(), element), {nc.input(0)}));
 }
 
 LogicalResult castHandler(NodeContext &nc) {
@@ -333,12 +305,8 @@ LogicalResult shrink(NodeContext &nc) {
   if (failed(below) || failed(above) || failed(up) || failed(down))
     return failure();
   FailureOr<Value> inner = nc.create<SelectOp>({*above, *down, nc.splat(scalarType, 0)});
-  FailureOr<Value> r = failed(inner) ? FailureOr<Value>(failure())
-                                     : nc.create<SelectOp>({*below, *up, *inner});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(failed(inner) ? FailureOr<Value>(failure())
+                                         : nc.create<SelectOp>({*below, *up, *inner}));
 }
 
 /// IsNaN: x != x.

@@ -61,6 +61,13 @@ public:
   /// True when output `i` is given and used by the graph.
   bool hasOutput(unsigned i) const;
   void setOutput(unsigned i, Value value);
+  /// Makes `value` output `i`, or passes its failure on.
+  LogicalResult result(FailureOr<Value> value, unsigned i = 0) {
+    if (failed(value))
+      return failure();
+    setOutput(i, *value);
+    return success();
+  }
 
   //===--- building ---===//
   /// Creates an op whose result type kiln infers; fails (with the

@@ -96,15 +96,11 @@ LogicalResult conv(NodeContext &nc) {
   SmallVector<Value> operands = {nc.input(0), nc.input(1)};
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
-  FailureOr<Value> r = nc.create<ConvolutionOp>(
-      operands, {nc.named("strides", nc.i64s(w->strides)),
-                 nc.named("pads", nc.i64s(w->pads)),
-                 nc.named("dilations", nc.i64s(w->dilations)),
-                 nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<ConvolutionOp>(
+          operands, {nc.named("strides", nc.i64s(w->strides)),
+                     nc.named("pads", nc.i64s(w->pads)),
+                     nc.named("dilations", nc.i64s(w->dilations)),
+                     nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
 }
 
 LogicalResult convTranspose(NodeContext &nc) {
@@ -174,16 +170,12 @@ LogicalResult convTranspose(NodeContext &nc) {
   SmallVector<Value> operands = {nc.input(0), nc.input(1)};
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
-  FailureOr<Value> r = nc.create<DeconvolutionOp>(
-      operands, {nc.named("strides", nc.i64s(w->strides)),
-                 nc.named("pads", nc.i64s(w->pads)),
-                 nc.named("dilations", nc.i64s(w->dilations)),
-                 nc.named("output_padding", nc.i64s(outputPadding)),
-                 nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<DeconvolutionOp>(
+          operands, {nc.named("strides", nc.i64s(w->strides)),
+                     nc.named("pads", nc.i64s(w->pads)),
+                     nc.named("dilations", nc.i64s(w->dilations)),
+                     nc.named("output_padding", nc.i64s(outputPadding)),
+                     nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
 }
 
 template <PoolKind kind>
@@ -206,23 +198,15 @@ LogicalResult pool(NodeContext &nc) {
       nc.named("ceil_mode", nc.b.getBoolAttr(nc.getInt("ceil_mode", 0) != 0))};
   if (kind == PoolKind::Average && nc.getInt("count_include_pad", 0))
     attrs.push_back(nc.named("count_include_pad", nc.b.getBoolAttr(true)));
-  FailureOr<Value> r = nc.create<PoolOp>({nc.input(0)}, attrs);
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<PoolOp>({nc.input(0)}, attrs));
 }
 
 template <PoolKind kind>
 LogicalResult globalPool(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
-  FailureOr<Value> r = nc.create<GlobalPoolOp>(
-      {nc.input(0)}, {nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<GlobalPoolOp>(
+          {nc.input(0)}, {nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind))}));
 }
 
 LogicalResult batchNorm(NodeContext &nc) {
@@ -235,25 +219,17 @@ LogicalResult batchNorm(NodeContext &nc) {
   for (unsigned i = 1; i < nc.numOutputs(); ++i)
     if (nc.hasOutput(i))
       return nc.unsupported("the running statistics outputs are not supported");
-  FailureOr<Value> r = nc.create<BatchNormOp>(
-      {nc.input(0), nc.input(1), nc.input(2), nc.input(3), nc.input(4)},
-      {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<BatchNormOp>(
+          {nc.input(0), nc.input(1), nc.input(2), nc.input(3), nc.input(4)},
+          {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))}));
 }
 
 LogicalResult instanceNorm(NodeContext &nc) {
   if (failed(nc.requireInputs(3)))
     return failure();
-  FailureOr<Value> r = nc.create<InstanceNormOp>(
-      {nc.input(0), nc.input(1), nc.input(2)},
-      {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<InstanceNormOp>(
+          {nc.input(0), nc.input(1), nc.input(2)},
+          {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))}));
 }
 
 /// LayerNormalization-17: normalize over the dimensions from `axis` on. The
@@ -323,16 +299,12 @@ LogicalResult lrn(NodeContext &nc) {
     return failure();
   if (!nc.hasAttr("size"))
     return nc.fail("expects attribute 'size'");
-  FailureOr<Value> r = nc.create<LrnOp>(
-      {nc.input(0)},
-      {nc.named("size", nc.b.getI64IntegerAttr(nc.getInt("size", 1))),
-       nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1e-4f))),
-       nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 0.75f))),
-       nc.named("bias", nc.b.getF32FloatAttr(nc.getFloat("bias", 1.0f)))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<LrnOp>(
+          {nc.input(0)},
+          {nc.named("size", nc.b.getI64IntegerAttr(nc.getInt("size", 1))),
+           nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1e-4f))),
+           nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 0.75f))),
+           nc.named("bias", nc.b.getF32FloatAttr(nc.getFloat("bias", 1.0f)))}));
 }
 
 LogicalResult gemm(NodeContext &nc) {
@@ -341,16 +313,12 @@ LogicalResult gemm(NodeContext &nc) {
   SmallVector<Value> operands = {nc.input(0), nc.input(1)};
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
-  FailureOr<Value> r = nc.create<GemmOp>(
-      operands,
-      {nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1.0f))),
-       nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 1.0f))),
-       nc.named("transpose_a", nc.b.getBoolAttr(nc.getInt("transA", 0) != 0)),
-       nc.named("transpose_b", nc.b.getBoolAttr(nc.getInt("transB", 0) != 0))});
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.create<GemmOp>(
+          operands,
+          {nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1.0f))),
+           nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 1.0f))),
+           nc.named("transpose_a", nc.b.getBoolAttr(nc.getInt("transA", 0) != 0)),
+           nc.named("transpose_b", nc.b.getBoolAttr(nc.getInt("transB", 0) != 0))}));
 }
 
 /// numpy matmul: a vector operand becomes a matrix, and the added dimension
@@ -383,11 +351,7 @@ LogicalResult matmul(NodeContext &nc) {
     shape.pop_back();
   if (a.getRank() == 1)
     shape.erase(shape.end() - (b.getRank() == 1 ? 1 : 2));
-  FailureOr<Value> r = nc.reshape(*product, shape);
-  if (failed(r))
-    return failure();
-  nc.setOutput(0, *r);
-  return success();
+  return nc.result(nc.reshape(*product, shape));
 }
 
 /// Softmax/LogSoftmax. Before opset 13 the input is coerced to a matrix at

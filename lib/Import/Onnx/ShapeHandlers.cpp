@@ -18,13 +18,6 @@ using namespace mlir::kiln::onnx_import;
 
 namespace {
 
-LogicalResult done(NodeContext &nc, FailureOr<Value> r, unsigned output = 0) {
-  if (failed(r))
-    return failure();
-  nc.setOutput(output, *r);
-  return success();
-}
-
 /// An i64 constant of `shape` holding `values`.
 Value i64Constant(NodeContext &nc, ArrayRef<int64_t> shape,
                   ArrayRef<int64_t> values) {
@@ -170,7 +163,7 @@ LogicalResult reshape(NodeContext &nc) {
                      " elements do not divide by " + Twine(known));
     shape[inferred] = total / known;
   }
-  return done(nc, nc.reshape(nc.input(0), shape));
+  return nc.result(nc.reshape(nc.input(0), shape));
 }
 
 LogicalResult flatten(NodeContext &nc) {
@@ -183,7 +176,7 @@ LogicalResult flatten(NodeContext &nc) {
   if (axis < 0 || axis > rank)
     return nc.fail("axis " + Twine(nc.getInt("axis", 1)) +
                    " is out of range for rank " + Twine(rank));
-  return done(nc, nc.create<FlattenOp>(
+  return nc.result(nc.create<FlattenOp>(
                       {nc.input(0)},
                       {nc.named("axis", nc.b.getI64IntegerAttr(axis))}));
 }
@@ -229,7 +222,7 @@ LogicalResult squeeze(NodeContext &nc) {
       return failure();
     list = *n;
   }
-  return done(nc, nc.create<SqueezeOp>({nc.input(0)},
+  return nc.result(nc.create<SqueezeOp>({nc.input(0)},
                                        {nc.named("axes", nc.i64s(list))}));
 }
 
@@ -243,7 +236,7 @@ LogicalResult unsqueeze(NodeContext &nc) {
   FailureOr<SmallVector<int64_t>> n = normalizeAxes(nc, *axes, rank);
   if (failed(n))
     return failure();
-  return done(nc, nc.create<UnsqueezeOp>({nc.input(0)},
+  return nc.result(nc.create<UnsqueezeOp>({nc.input(0)},
                                          {nc.named("axes", nc.i64s(*n))}));
 }
 
@@ -255,7 +248,7 @@ LogicalResult transpose(NodeContext &nc) {
   if (perm.empty())
     for (int64_t i = rank - 1; i >= 0; --i)
       perm.push_back(i);
-  return done(nc, nc.create<TransposeOp>(
+  return nc.result(nc.create<TransposeOp>(
                       {nc.input(0)}, {nc.named("permutation", nc.i64s(perm))}));
 }
 
@@ -269,7 +262,7 @@ LogicalResult concat(NodeContext &nc) {
       nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
   if (failed(axis))
     return failure();
-  return done(nc, nc.create<ConcatOp>(
+  return nc.result(nc.create<ConcatOp>(
                       inputs, {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
 }
 
@@ -381,7 +374,7 @@ LogicalResult slice(NodeContext &nc) {
     size[*a] = static_cast<int64_t>(count);
     stride[*a] = step;
   }
-  return done(nc, sliceOf(nc, nc.input(0), start, size, stride));
+  return nc.result(sliceOf(nc, nc.input(0), start, size, stride));
 }
 
 LogicalResult pad(NodeContext &nc) {
@@ -420,13 +413,15 @@ LogicalResult pad(NodeContext &nc) {
   if (static_cast<int64_t>(pads.size()) != 2 * type.getRank())
     return nc.fail("expects " + Twine(2 * type.getRank()) + " pads, got " +
                    Twine(pads.size()));
-  return done(nc, nc.create<PadOp>(
+  return nc.result(nc.create<PadOp>(
                       {nc.input(0)},
                       {nc.named("mode", PadModeAttr::get(nc.b.getContext(), kind)),
                        nc.named("pads", nc.i64s(pads)),
                        nc.named("value", nc.b.getF64FloatAttr(value))}));
 }
 
+/// Gather and GatherElements: data, indices and a (normalized) axis.
+template <typename OpTy>
 LogicalResult gather(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
@@ -434,9 +429,9 @@ LogicalResult gather(NodeContext &nc) {
       nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
   if (failed(axis))
     return failure();
-  return done(nc, nc.create<GatherOp>(
-                      {nc.input(0), nc.input(1)},
-                      {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
+  return nc.result(nc.create<OpTy>(
+      {nc.input(0), nc.input(1)},
+      {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
 }
 
 /// Expand: broadcast to the constant shape, as a select whose (all true)
@@ -452,7 +447,7 @@ LogicalResult expand(NodeContext &nc) {
       return nc.fail("expects non-negative dimensions");
   auto condType = RankedTensorType::get(*dims, nc.b.getI1Type());
   Value cond = nc.constant(DenseElementsAttr::get(condType, true));
-  return done(nc, nc.create<SelectOp>({cond, nc.input(0), nc.input(0)}));
+  return nc.result(nc.create<SelectOp>({cond, nc.input(0), nc.input(0)}));
 }
 
 /// Trilu: x where the (constant) band mask of the last two dimensions holds,
@@ -482,7 +477,7 @@ LogicalResult trilu(NodeContext &nc) {
   auto maskType = RankedTensorType::get({rows, cols}, nc.b.getI1Type());
   Value cond = nc.constant(DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
   Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0);
-  return done(nc, nc.create<SelectOp>({cond, nc.input(0), zero}));
+  return nc.result(nc.create<SelectOp>({cond, nc.input(0), zero}));
 }
 
 /// Tile with constant repeats: copies concatenated along each axis.
@@ -586,7 +581,7 @@ LogicalResult depthSpace(NodeContext &nc) {
                                        {*a}, {nc.named("permutation", nc.i64s(perm))});
   if (failed(t))
     return failure();
-  return done(nc, nc.reshape(*t, last));
+  return nc.result(nc.reshape(*t, last));
 }
 
 /// Reduce*: axes from the attribute (or ReduceSum-13's input); no axes means
@@ -618,26 +613,16 @@ LogicalResult reduce(NodeContext &nc) {
   FailureOr<SmallVector<int64_t>> n = normalizeAxes(nc, axes, type.getRank());
   if (failed(n))
     return failure();
-  if (n->empty())
-    return done(nc, FailureOr<Value>(nc.input(0)));
-  return done(nc, nc.create<ReduceOp>(
+  if (n->empty()) {
+    nc.setOutput(0, nc.input(0));
+    return success();
+  }
+  return nc.result(nc.create<ReduceOp>(
                       {nc.input(0)},
                       {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), kind)),
                        nc.named("axes", nc.i64s(*n)),
                        nc.named("keep_dims",
                                 nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
-}
-
-LogicalResult gatherElements(NodeContext &nc) {
-  if (failed(nc.requireInputs(2)))
-    return failure();
-  FailureOr<int64_t> axis =
-      nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
-  if (failed(axis))
-    return failure();
-  return done(nc, nc.create<GatherElementsOp>(
-                      {nc.input(0), nc.input(1)},
-                      {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
 }
 
 /// Resize (10, 11, 13) and Upsample (9): constant scales or sizes; the
@@ -732,7 +717,7 @@ LogicalResult resize(NodeContext &nc) {
     }
     attrs.push_back(nc.named("scales", nc.b.getDenseF32ArrayAttr(f)));
   }
-  return done(nc, nc.createTyped<ResizeOp>(
+  return nc.result(nc.createTyped<ResizeOp>(
                       RankedTensorType::get(shape, type.getElementType()),
                       {nc.input(0)}, attrs));
 }
@@ -745,7 +730,7 @@ LogicalResult argReduce(NodeContext &nc) {
       nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
   if (failed(axis))
     return failure();
-  return done(nc, nc.create<ArgReduceOp>(
+  return nc.result(nc.create<ArgReduceOp>(
                       {nc.input(0)},
                       {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(), kind)),
                        nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
@@ -772,8 +757,8 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Split", 2, split},
       {"Slice", 1, slice},
       {"Pad", 2, pad},
-      {"Gather", 1, gather},
-      {"GatherElements", 11, gatherElements},
+      {"Gather", 1, gather<GatherOp>},
+      {"GatherElements", 11, gather<GatherElementsOp>},
       {"Resize", 10, resize},
       {"Upsample", 9, resize},
       {"Expand", 8, expand},

@@ -85,7 +85,7 @@ static std::string readNpy(const std::string &path, HostTensor &tensor) {
   static const std::pair<const char *, ElementKind> kinds[] = {
       {"<f4", ElementKind::F32}, {"<f2", ElementKind::F16}, {"|i1", ElementKind::I8},
       {"<i4", ElementKind::I32}, {"<i8", ElementKind::I64}, {"|b1", ElementKind::Bool}};
-  ElementKind kind;
+  ElementKind kind = ElementKind::F32;
   bool known = false;
   for (auto &[name, k] : kinds)
     if (descr == name) {

@@ -41,6 +41,21 @@ static FailureOr<RankedTensorType> checkSpatialInput(ShapeInference &s,
   return in;
 }
 
+/// Checks that `filter` is a tensor of the input's rank and element type.
+static FailureOr<RankedTensorType> checkFilter(ShapeInference &s,
+                                              RankedTensorType in,
+                                              Value filter) {
+  FailureOr<RankedTensorType> type = s.tensor(filter, "filter");
+  if (failed(type))
+    return failure();
+  if (type->getElementType() != in.getElementType())
+    return s.fail("expects filter to have the input's element type");
+  if (type->getRank() != in.getRank())
+    return s.fail("expects filter of rank " + Twine(in.getRank()) + ", got " +
+                  formatShape(type->getShape()));
+  return type;
+}
+
 /// Checks that the optional bias holds `count` values of `element`.
 static LogicalResult checkBias(ShapeInference &s, Value bias, int64_t count,
                                Type element) {
@@ -65,16 +80,11 @@ LogicalResult ConvolutionOp::inferReturnTypes(
   FailureOr<RankedTensorType> in = checkSpatialInput(s, adaptor.getInput(), w);
   if (failed(in))
     return failure();
-  FailureOr<RankedTensorType> filter = s.tensor(adaptor.getFilter(), "filter");
+  FailureOr<RankedTensorType> filter = checkFilter(s, *in, adaptor.getFilter());
   if (failed(filter))
     return failure();
   Type element = in->getElementType();
-  if (filter->getElementType() != element)
-    return s.fail("expects filter to have the input's element type");
-  int64_t rank = in->getRank(), k = rank - 2;
-  if (filter->getRank() != rank)
-    return s.fail("expects filter of rank " + Twine(rank) + ", got " +
-                  formatShape(filter->getShape()));
+  int64_t k = in->getRank() - 2;
   int64_t groups = static_cast<int64_t>(adaptor.getGroups());
   int64_t channels = in->getDimSize(1), outChannels = filter->getDimSize(0);
   if (groups <= 0)
@@ -120,16 +130,11 @@ LogicalResult DeconvolutionOp::inferReturnTypes(
   FailureOr<RankedTensorType> in = checkSpatialInput(s, adaptor.getInput(), w);
   if (failed(in))
     return failure();
-  FailureOr<RankedTensorType> filter = s.tensor(adaptor.getFilter(), "filter");
+  FailureOr<RankedTensorType> filter = checkFilter(s, *in, adaptor.getFilter());
   if (failed(filter))
     return failure();
   Type element = in->getElementType();
-  if (filter->getElementType() != element)
-    return s.fail("expects filter to have the input's element type");
-  int64_t rank = in->getRank(), k = rank - 2;
-  if (filter->getRank() != rank)
-    return s.fail("expects filter of rank " + Twine(rank) + ", got " +
-                  formatShape(filter->getShape()));
+  int64_t k = in->getRank() - 2;
   ArrayRef<int64_t> outputPadding = adaptor.getOutputPadding();
   if (failed(s.checkSize("output_padding", outputPadding, k)) ||
       failed(s.checkNonNegative("output_padding", outputPadding)))
