@@ -140,6 +140,18 @@ Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// An index read from an index tensor: negative counts from the end of a
+/// dimension of `dim`, and out of range clamps into it.
+Value normalizedIndex(OpBuilder &b, Location loc, Value raw, int64_t dim) {
+  Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+  Value zero = indexConst(b, loc, 0);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, zero);
+  k = arith::SelectOp::create(b, loc, neg,
+                              arith::AddIOp::create(b, loc, k, indexConst(b, loc, dim)), k);
+  k = arith::MaxSIOp::create(b, loc, k, zero);
+  return arith::MinSIOp::create(b, loc, k, indexConst(b, loc, dim - 1));
+}
+
 struct LowerPad : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PadOp op,
@@ -201,14 +213,7 @@ struct LowerGather : OpRewritePattern<GatherOp> {
         rewriter, loc, op.getType(), {op.getIndices()},
         {AffineMap::get(rank, 0, idxExprs, ctx)},
         [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange args) {
-          // Negative indices count from the end; out of range clamps.
-          Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
-          Value zero = indexConst(b, loc, 0);
-          Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, zero);
-          k = arith::SelectOp::create(b, loc, neg,
-                                      arith::AddIOp::create(b, loc, k, indexConst(b, loc, dim)), k);
-          k = arith::MaxSIOp::create(b, loc, k, zero);
-          k = arith::MinSIOp::create(b, loc, k, indexConst(b, loc, dim - 1));
+          Value k = normalizedIndex(b, loc, args[0], dim);
           SmallVector<Value> at(idx.begin(), idx.begin() + axis);
           at.push_back(k);
           at.append(idx.begin() + axis + idxRank, idx.end());
@@ -233,15 +238,8 @@ struct LowerGatherElements : OpRewritePattern<GatherElementsOp> {
         rewriter, loc, op.getType(), {op.getIndices()},
         {rewriter.getMultiDimIdentityMap(rank)},
         [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange args) {
-          Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
-          Value zero = indexConst(b, loc, 0);
-          Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, zero);
-          k = arith::SelectOp::create(b, loc, neg,
-                                      arith::AddIOp::create(b, loc, k, indexConst(b, loc, dim)), k);
-          k = arith::MaxSIOp::create(b, loc, k, zero);
-          k = arith::MinSIOp::create(b, loc, k, indexConst(b, loc, dim - 1));
           SmallVector<Value> at(idx.begin(), idx.end());
-          at[axis] = k;
+          at[axis] = normalizedIndex(b, loc, args[0], dim);
           return tensor::ExtractOp::create(b, loc, data, at);
         });
     rewriter.replaceOp(op, r);

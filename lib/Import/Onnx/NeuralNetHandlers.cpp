@@ -354,10 +354,11 @@ LogicalResult matmul(NodeContext &nc) {
   return nc.result(nc.reshape(*product, shape));
 }
 
-/// Softmax/LogSoftmax. Before opset 13 the input is coerced to a matrix at
-/// `axis` (default 1) and normalized over the whole second dimension.
-template <typename OpTy>
-LogicalResult softmax(NodeContext &nc) {
+/// The input of Softmax, LogSoftmax and Hardmax and the axis to apply them
+/// on. Before opset 13 the input is coerced to a matrix at `axis` (default 1)
+/// and the op covers the whole second dimension; from 13 `axis` (default -1)
+/// is one dimension.
+FailureOr<std::pair<Value, int64_t>> axisOperand(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   auto type = nc.inputType(0);
@@ -369,54 +370,37 @@ LogicalResult softmax(NodeContext &nc) {
       nc.axis(nc.getInt("axis", coerce ? 1 : -1), rank, "axis");
   if (failed(axis))
     return failure();
-  Value x = nc.input(0);
-  int64_t opAxis = *axis;
-  if (coerce && *axis != rank - 1) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < rank; ++i)
-      (i < *axis ? outer : inner) *= type.getDimSize(i);
-    FailureOr<Value> flat = nc.reshape(x, {outer, inner});
-    if (failed(flat))
-      return failure();
-    x = *flat;
-    opAxis = 1;
-  }
-  FailureOr<Value> r =
-      nc.create<OpTy>({x}, {nc.named("axis", nc.b.getI64IntegerAttr(opAxis))});
-  if (failed(r))
+  if (!coerce || *axis == rank - 1)
+    return std::make_pair(nc.input(0), *axis);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i < *axis ? outer : inner) *= type.getDimSize(i);
+  FailureOr<Value> flat = nc.reshape(nc.input(0), {outer, inner});
+  if (failed(flat))
     return failure();
-  FailureOr<Value> out = nc.reshape(*r, type.getShape());
-  if (failed(out))
-    return failure();
-  nc.setOutput(0, *out);
-  return success();
+  return std::make_pair(*flat, int64_t(1));
 }
 
-/// Hardmax: 1 where an element is the (first) maximum along the axis, else
-/// 0; before opset 13 over the input coerced to a matrix at `axis`.
+template <typename OpTy>
+LogicalResult softmax(NodeContext &nc) {
+  FailureOr<std::pair<Value, int64_t>> operand = axisOperand(nc);
+  if (failed(operand))
+    return failure();
+  FailureOr<Value> r = nc.create<OpTy>(
+      {operand->first}, {nc.named("axis", nc.b.getI64IntegerAttr(operand->second))});
+  if (failed(r))
+    return failure();
+  return nc.result(nc.reshape(*r, nc.inputType(0).getShape()));
+}
+
+/// Hardmax: 1 where an element is the (first) maximum along the axis, else 0.
 LogicalResult hardmax(NodeContext &nc) {
-  if (failed(nc.requireInputs(1)))
+  FailureOr<std::pair<Value, int64_t>> operand = axisOperand(nc);
+  if (failed(operand))
     return failure();
   auto type = nc.inputType(0);
-  int64_t rank = type.getRank();
-  if (rank == 0)
-    return nc.fail("expects an input of rank >= 1");
-  bool coerce = nc.opset < 13;
-  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", coerce ? 1 : -1), rank, "axis");
-  if (failed(axis))
-    return failure();
-  Value x = nc.input(0);
-  int64_t opAxis = *axis;
-  if (coerce) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < rank; ++i)
-      (i < *axis ? outer : inner) *= type.getDimSize(i);
-    FailureOr<Value> flat = nc.reshape(x, {outer, inner});
-    if (failed(flat))
-      return failure();
-    x = *flat;
-    opAxis = 1;
-  }
+  Value x = operand->first;
+  int64_t opAxis = operand->second;
   auto xType = cast<RankedTensorType>(x.getType());
   FailureOr<Value> best = nc.create<ArgReduceOp>(
       {x}, {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(), ArgReduceKind::Max)),
