@@ -1,6 +1,6 @@
 //===- kiln-compile.cpp - build from a model file ---------------*- C++ -*-===//
 //
-// kiln-compile model.onnx [-o out.mlir] [--emit=kiln] [--input-shape x=1x3x224x224]
+// kiln-compile model.onnx [-o out.mlir] [--emit=kiln|linalg] [--input-shape x=1x3x224x224]
 //              [--batch N] [--no-optimize] [--check-support]
 //
 // Imports a model, runs the default optimization pipeline and writes the
@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Import/OnnxImporter.h"
 #include "kiln/InitAll.h"
@@ -31,7 +32,9 @@ static cl::opt<bool> listOnnxOps(
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"));
 static cl::opt<std::string>
-    emit("emit", cl::desc("What to write: kiln (the kiln IR, optimized)"),
+    emit("emit",
+         cl::desc("What to write: kiln (the optimized kiln IR) or linalg (lowered to "
+                  "linalg/tensor/arith/math, the input of code generation)"),
          cl::init("kiln"));
 static cl::list<std::string>
     inputShapes("input-shape",
@@ -145,9 +148,9 @@ int main(int argc, char **argv) {
   options.collectUnsupported = checkSupport;
   options.maxFileBytes = maxModelBytes;
 
-  if (emit != "kiln") {
+  if (emit != "kiln" && emit != "linalg") {
     llvm::errs() << "kiln-compile: error: --emit=" << emit
-                 << " is not available yet (available: kiln)\n";
+                 << " is not available yet (available: kiln, linalg)\n";
     return 2;
   }
 
@@ -162,9 +165,12 @@ int main(int argc, char **argv) {
     return result.unsupported.empty() ? 0 : 1;
   }
 
-  if (!noOptimize) {
+  if (!noOptimize || emit == "linalg") {
     PassManager pm(&context);
-    kiln::buildKilnOptimizePipeline(pm);
+    if (!noOptimize)
+      kiln::buildKilnOptimizePipeline(pm);
+    if (emit == "linalg")
+      pm.addNestedPass<func::FuncOp>(kiln::createKilnConvertToLinalgPass());
     if (failed(pm.run(*result.module)))
       return 1;
   }
