@@ -22,9 +22,12 @@ struct Window {
 };
 
 /// Reads the window attributes of a node over `input` (N x C x spatial);
-/// `kernel` comes from kernel_shape or, for convolutions, the filter.
+/// `kernel` comes from kernel_shape or, for convolutions, the filter. With
+/// `resolveAutoPad`, auto_pad SAME_* and VALID become explicit pads;
+/// ConvTranspose, whose auto_pad means something else, resolves it itself.
 FailureOr<Window> readWindow(NodeContext &nc, RankedTensorType input,
-                             ArrayRef<int64_t> kernelFromFilter) {
+                             ArrayRef<int64_t> kernelFromFilter,
+                             bool resolveAutoPad = true) {
   int64_t rank = input.getRank();
   if (rank < 3)
     return nc.fail("expects an input of rank >= 3 (N x C x spatial), got " +
@@ -47,7 +50,8 @@ FailureOr<Window> readWindow(NodeContext &nc, RankedTensorType input,
   for (size_t i = 0; i < k; ++i)
     if (w.kernel[i] <= 0 || w.strides[i] <= 0 || w.dilations[i] <= 0)
       return nc.fail("expects positive kernel_shape, strides and dilations");
-  std::string autoPad = nc.getString("auto_pad", "NOTSET");
+  std::string autoPad =
+      resolveAutoPad ? nc.getString("auto_pad", "NOTSET") : "NOTSET";
   if (autoPad == "NOTSET") {
     if (w.pads.empty())
       w.pads.assign(2 * k, 0);
@@ -110,30 +114,8 @@ LogicalResult convTranspose(NodeContext &nc) {
   auto filter = nc.inputType(1);
   std::string autoPad = nc.getString("auto_pad", "NOTSET");
   // auto_pad for ConvTranspose means "output = input * stride".
-  FailureOr<Window> w = [&]() -> FailureOr<Window> {
-    Window win;
-    int64_t rank = input.getRank();
-    if (rank < 3)
-      return nc.fail("expects an input of rank >= 3 (N x C x spatial)");
-    size_t k = rank - 2;
-    win.kernel = nc.getInts("kernel_shape");
-    if (win.kernel.empty())
-      win.kernel.assign(filter.getShape().begin() + 2, filter.getShape().end());
-    win.strides = nc.getInts("strides");
-    win.dilations = nc.getInts("dilations");
-    win.pads = nc.getInts("pads");
-    if (win.strides.empty())
-      win.strides.assign(k, 1);
-    if (win.dilations.empty())
-      win.dilations.assign(k, 1);
-    if (win.pads.empty())
-      win.pads.assign(2 * k, 0);
-    if (win.kernel.size() != k || win.strides.size() != k ||
-        win.dilations.size() != k || win.pads.size() != 2 * k)
-      return nc.fail("expects one kernel_shape, strides and dilations entry "
-                     "and two pads entries per spatial dimension");
-    return win;
-  }();
+  FailureOr<Window> w = readWindow(nc, input, filter.getShape().drop_front(2),
+                                   /*resolveAutoPad=*/false);
   if (failed(w))
     return failure();
   size_t k = w->kernel.size();
