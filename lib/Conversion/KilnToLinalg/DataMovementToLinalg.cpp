@@ -80,43 +80,6 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
   }
 };
 
-/// Positive strides: tensor.extract_slice. A negative stride: a generic over
-/// the output that reads the input at start + i * stride.
-struct LowerSlice : OpRewritePattern<SliceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SliceOp op,
-                                PatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    int64_t rank = type.getRank();
-    if (llvm::all_of(op.getStride(), [](int64_t s) { return s > 0; })) {
-      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-          op, type, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
-          op.getStart(), op.getSize(), op.getStride());
-      return success();
-    }
-    // Negative strides: each element read at start + i * stride.
-    Value input = op.getInput();
-    auto starts = op.getStart();
-    auto strides = op.getStride();
-    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
-    rewriter.replaceOp(
-        op, generic(rewriter, op.getLoc(), emptyTensor(rewriter, op.getLoc(), type),
-                    {}, {}, rewriter.getMultiDimIdentityMap(rank), it,
-                    [&](OpBuilder &b, Location loc, ValueRange) {
-                      SmallVector<Value> at;
-                      for (int64_t i = 0; i < rank; ++i) {
-                        Value idx = linalg::IndexOp::create(b, loc, i);
-                        Value scaled = arith::MulIOp::create(
-                            b, loc, idx, arith::ConstantIndexOp::create(b, loc, strides[i]));
-                        at.push_back(arith::AddIOp::create(
-                            b, loc, scaled, arith::ConstantIndexOp::create(b, loc, starts[i])));
-                      }
-                      return tensor::ExtractOp::create(b, loc, input, at);
-                    }));
-    return success();
-  }
-};
-
 /// A generic over `type` whose body reads `source` at coordinates computed
 /// from the output's indices.
 Value gatherGeneric(
@@ -151,6 +114,40 @@ Value normalizedIndex(OpBuilder &b, Location loc, Value raw, int64_t dim) {
   k = arith::MaxSIOp::create(b, loc, k, zero);
   return arith::MinSIOp::create(b, loc, k, indexConst(b, loc, dim - 1));
 }
+
+/// Positive strides: tensor.extract_slice. A negative stride: a generic over
+/// the output that reads the input at start + i * stride.
+struct LowerSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    if (llvm::all_of(op.getStride(), [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, type, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
+          op.getStart(), op.getSize(), op.getStride());
+      return success();
+    }
+    // Negative strides: each element read at start + i * stride.
+    Value input = op.getInput();
+    ArrayRef<int64_t> starts = op.getStart(), strides = op.getStride();
+    rewriter.replaceOp(
+        op, gatherGeneric(rewriter, op.getLoc(), type, {}, {},
+                          [&](OpBuilder &b, Location loc, ArrayRef<Value> idx,
+                              ValueRange) {
+                            SmallVector<Value> at;
+                            for (int64_t i = 0; i < rank; ++i)
+                              at.push_back(arith::AddIOp::create(
+                                  b, loc,
+                                  arith::MulIOp::create(b, loc, idx[i],
+                                                        indexConst(b, loc, strides[i])),
+                                  indexConst(b, loc, starts[i])));
+                            return tensor::ExtractOp::create(b, loc, input, at);
+                          }));
+    return success();
+  }
+};
 
 struct LowerPad : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
