@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <sstream>
 
 using namespace mlir::kiln;
@@ -189,7 +190,7 @@ std::string mlir::kiln::compareTensors(const HostTensor &actual,
   if (!mismatches)
     return "";
   std::ostringstream os;
-  os << mismatches << " of " << expected.numElements()
+  os << std::setprecision(10) << mismatches << " of " << expected.numElements()
      << " elements differ; first at " << first << ": got " << actual.at(first)
      << ", expected " << expected.at(first) << " (max abs error " << worst
      << ", rtol " << rtol << ", atol " << atol << ")";

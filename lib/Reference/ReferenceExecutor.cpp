@@ -19,6 +19,7 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -212,6 +213,7 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
   lower.addPass(memref::createExpandStridedMetadataPass());
   lower.addPass(createLowerAffinePass());
   lower.addPass(createFinalizeMemRefToLLVMConversionPass());
+  lower.addPass(createConvertMathToFuncs()); // math.ipowi
   lower.addPass(createConvertMathToLLVMPass());
   lower.addPass(createConvertMathToLibmPass());
   lower.addPass(createArithToLLVMConversionPass());
@@ -223,6 +225,24 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
   lower.addPass(createReconcileUnrealizedCastsPass());
   if (failed(lower.run(*module)))
     return module->emitError("reference executor: lowering to LLVM failed");
+  // Everything must now be in the LLVM dialect; name what is not.
+  Operation *leftover = nullptr;
+  module->walk([&](Operation *op) {
+    if (!leftover && op != module->getOperation() &&
+        !isa<LLVM::LLVMDialect>(op->getDialect()))
+      leftover = op;
+  });
+  if (leftover) {
+    bool empty = false;
+    for (const auto *specs : {&exec->inputSpecs, &exec->outputSpecs})
+      for (const TensorSpec &spec : *specs)
+        empty |= llvm::is_contained(spec.shape, 0);
+    return leftover->emitError("reference executor: '")
+           << leftover->getName() << "' was not lowered to LLVM"
+           << (empty ? " (an input or output has a zero-size dimension, which "
+                       "this path does not always support)"
+                     : "");
+  }
 
   static bool targetsReady = [] {
     llvm::InitializeNativeTarget();

@@ -260,6 +260,8 @@ Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
   case BinaryKind::Min:
     return min(b, loc, x, y);
   case BinaryKind::Pow:
+    if (!isa<FloatType>(x.getType()))
+      return math::IPowIOp::create(b, loc, x, y);
     return inF32(b, loc, x, [&](OpBuilder &b, Location loc, Value xf) -> Value {
       Value yf = convert(b, loc, y, xf.getType());
       return math::PowFOp::create(b, loc, xf, yf);

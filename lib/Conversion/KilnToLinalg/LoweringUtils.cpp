@@ -234,6 +234,11 @@ Value mlir::kiln::lowering::convert(OpBuilder &b, Location loc, Value x,
   if (from == to)
     return x;
   auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  if (fromF && toF && fromF.getWidth() == toF.getWidth()) {
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
   if (fromF && toF)
     return fromF.getWidth() < toF.getWidth()
                ? Value(arith::ExtFOp::create(b, loc, to, x))

@@ -233,13 +233,36 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
     auto type = op.getInput().getType();
     Type element = type.getElementType();
     ArrayRef<int64_t> axes = op.getAxes();
-    // Before: |x|, x^2 or exp(x).
+    if (kind == ReduceKind::LogSumExp) {
+      // m + log(sum(exp(x - m))), m the (finite) maximum: no overflow.
+      Value m = maxOver(rewriter, loc, x, axes);
+      auto keptType = cast<RankedTensorType>(m.getType());
+      Value safe = elementwise(rewriter, loc, keptType, {m},
+                               [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                                 Value finite = arith::CmpFOp::create(
+                                     b, loc, arith::CmpFPredicate::OLT,
+                                     math::AbsFOp::create(b, loc, a[0]),
+                                     highest(b, loc, a[0].getType()));
+                                 return arith::SelectOp::create(
+                                     b, loc, finite, a[0], scalar(b, loc, a[0].getType(), 0));
+                               });
+      Value e = elementwise(rewriter, loc, type, {x, safe},
+                            [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                              return math::ExpOp::create(b, loc, sub(b, loc, a[0], a[1]));
+                            });
+      Value s = sumOver(rewriter, loc, e, axes);
+      Value r = elementwise(rewriter, loc, keptType, {s, safe},
+                            [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                              return add(b, loc, math::LogOp::create(b, loc, a[0]), a[1]);
+                            });
+      rewriter.replaceOp(op, reshape(rewriter, loc, r, op.getType()));
+      return success();
+    }
+    // Before: |x| or x^2.
     if (kind == ReduceKind::L1 || kind == ReduceKind::L2 ||
-        kind == ReduceKind::SumSquare || kind == ReduceKind::LogSumExp)
+        kind == ReduceKind::SumSquare)
       x = elementwise(rewriter, loc, type, {x},
                       [kind](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                        if (kind == ReduceKind::LogSumExp)
-                          return math::ExpOp::create(b, loc, a[0]);
                         if (kind == ReduceKind::L1)
                           return isa<FloatType>(a[0].getType())
                                      ? Value(math::AbsFOp::create(b, loc, a[0]))
@@ -270,9 +293,9 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
     int64_t count = 1;
     for (int64_t a : axes)
       count *= type.getDimSize(a);
-    // After: mean divides, l2 takes the root, log_sum(_exp) the log.
+    // After: mean divides, l2 takes the root, log_sum the log.
     if (kind == ReduceKind::Mean || kind == ReduceKind::L2 ||
-        kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp)
+        kind == ReduceKind::LogSum)
       r = elementwise(rewriter, loc, op.getType(), {r},
                       [kind, count](OpBuilder &b, Location loc, ValueRange a) -> Value {
                         if (kind == ReduceKind::Mean)

@@ -204,8 +204,8 @@ LogicalResult clip(NodeContext &nc) {
   return success();
 }
 
-/// Pow: the exponent is cast to the base's type; integer powers are
-/// computed in f32 and cast back.
+/// Pow: the exponent is cast to the base's type; an integer base with a
+/// float exponent is computed in f32 and cast back, integer powers are exact.
 LogicalResult pow(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
@@ -215,7 +215,9 @@ LogicalResult pow(NodeContext &nc) {
   auto baseType = nc.inputType(0);
   auto expType = cast<RankedTensorType>(rhs->getType());
   Type element = baseType.getElementType();
-  Type compute = isa<FloatType>(element) ? element : nc.b.getF32Type();
+  bool intPower = isa<IntegerType>(element) &&
+                  isa<IntegerType>(expType.getElementType());
+  Type compute = isa<FloatType>(element) || intPower ? element : nc.b.getF32Type();
   auto castTo = [&](Value v, RankedTensorType t) -> FailureOr<Value> {
     if (t.getElementType() == compute)
       return v;

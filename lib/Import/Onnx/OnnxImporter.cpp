@@ -202,9 +202,34 @@ FailureOr<SmallVector<int64_t>> NodeContext::intInput(unsigned i) {
   FailureOr<SmallVector<double>> values = floatInput(i);
   if (failed(values))
     return failure();
+  ElementsAttr attr = constantValue(input(i));
+  Type element = attr.getElementType();
   SmallVector<int64_t> ints;
+  // Integers are read exactly (INT64_MAX is a common Slice end), not
+  // through double.
+  if (element.isInteger(64) || element.isInteger(32)) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+      for (APInt v : dense.getValues<APInt>())
+        ints.push_back(v.getSExtValue());
+      return ints;
+    }
+    auto resource = cast<DenseResourceElementsAttr>(attr);
+    ArrayRef<char> data = resource.getRawHandle().getBlob()->getData();
+    for (int64_t k = 0, n = attr.getNumElements(); k < n; ++k) {
+      if (element.isInteger(64)) {
+        int64_t v;
+        std::memcpy(&v, data.data() + 8 * k, 8);
+        ints.push_back(v);
+      } else {
+        int32_t v;
+        std::memcpy(&v, data.data() + 4 * k, 4);
+        ints.push_back(v);
+      }
+    }
+    return ints;
+  }
   for (double v : *values)
-    ints.push_back(std::isfinite(v) ? static_cast<int64_t>(v) : 0);
+    ints.push_back(std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<int64_t>(v) : 0);
   return ints;
 }
 

@@ -400,9 +400,9 @@ func.func @binary_mod_float(%a: tensor<3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @binary_pow_int(%a: tensor<3xi32>, %b: tensor<3xi32>) {
-  // expected-error @+1 {{'kiln.binary' op 'pow' expects floating-point elements}}
-  %y = kiln.binary pow %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+func.func @binary_pow_bool(%a: tensor<3xi1>, %b: tensor<3xi1>) {
+  // expected-error @+1 {{'kiln.binary' op 'pow' expects numeric elements}}
+  %y = kiln.binary pow %a, %b : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
   return
 }
 

@@ -8,7 +8,14 @@ computed here in Python, independently of kiln.
   tampered     the same with one expected value off by 0.01: must FAIL
   conv_pool    conv 3x3 pad 1 + max pool 2x2: must PASS
   unsupported  an Einsum node: must be SKIPPED
+
+and, in OUT_edge, cases an earlier version got wrong (expected values from
+Python's exact integers and float math):
+  slice_to_int64_max    Slice ends = INT64_MAX (PyTorch's x[:, 1:])
+  pow_int64             int64 Pow with results past 2^24
+  logsumexp_large       ReduceLogSumExp of values whose exp overflows f32
 """
+import math
 import os
 import random
 import subprocess
@@ -26,30 +33,32 @@ def encode(message, text, path):
         f.write(data)
 
 
-def tensor_text(name, dims, values):
-    return ('name: "%s" data_type: 1 %s %s' %
-            (name, " ".join("dims: %d" % d for d in dims),
-             " ".join("float_data: %r" % float(v) for v in values)))
+def tensor_text(name, dims, values, dtype=1):
+    field = "int64_data: %d" if dtype == 7 else "float_data: %r"
+    cast = int if dtype == 7 else float
+    return ('name: "%s" data_type: %d %s %s' %
+            (name, dtype, " ".join("dims: %d" % d for d in dims),
+             " ".join(field % cast(v) for v in values)))
 
 
-def value_info(name, dims):
+def value_info(name, dims, dtype=1):
     shape = " ".join("dim { dim_value: %d }" % d for d in dims)
-    return 'name: "%s" type { tensor_type { elem_type: 1 shape { %s } } }' % (name, shape)
+    return 'name: "%s" type { tensor_type { elem_type: %d shape { %s } } }' % (name, dtype, shape)
 
 
-def write_case(name, nodes, inputs, outputs, initializers=""):
-    d = os.path.join(out, name)
+def write_case(name, nodes, inputs, outputs, initializers="", dtype=1, root=None):
+    d = os.path.join(root or out, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     graph = 'ir_version: 8 opset_import { domain: "" version: 13 } graph { name: "%s" %s %s %s %s }' % (
         name, nodes, initializers,
-        " ".join("input { %s }" % value_info(n, dims) for n, dims, _ in inputs),
-        " ".join("output { %s }" % value_info(n, dims) for n, dims, _ in outputs))
+        " ".join("input { %s }" % value_info(n, dims, dtype) for n, dims, _ in inputs),
+        " ".join("output { %s }" % value_info(n, dims, dtype) for n, dims, _ in outputs))
     encode("ModelProto", graph, os.path.join(d, "model.onnx"))
     for k, (n, dims, values) in enumerate(inputs):
-        encode("TensorProto", tensor_text(n, dims, values),
+        encode("TensorProto", tensor_text(n, dims, values, dtype),
                os.path.join(d, "test_data_set_0", "input_%d.pb" % k))
     for k, (n, dims, values) in enumerate(outputs):
-        encode("TensorProto", tensor_text(n, dims, values),
+        encode("TensorProto", tensor_text(n, dims, values, dtype),
                os.path.join(d, "test_data_set_0", "output_%d.pb" % k))
 
 
@@ -95,3 +104,24 @@ write_case("conv_pool", nodes, [("x", [1, 1, 4, 4], x)], [("p", [1, 2, 2, 2], po
 # unsupported
 write_case("unsupported", 'node { input: "a" output: "y" op_type: "Einsum" attribute { name: "equation" s: "ij->ji" type: STRING } }',
            [("a", [3, 4], a)], [("y", [3, 4], a)])
+
+# Edge cases.
+edge = out + "_edge"
+x = [rng.uniform(-1, 1) for _ in range(12)]
+write_case("slice_to_int64_max",
+           'node { input: "x" input: "s" input: "e" input: "a" output: "y" op_type: "Slice" }',
+           [("x", [3, 4], x)], [("y", [3, 3], [x[r * 4 + c] for r in range(3) for c in range(1, 4)])],
+           'initializer { %s } initializer { %s } initializer { %s }' % (
+               tensor_text("s", [1], [1], 7), tensor_text("e", [1], [2**63 - 1], 7),
+               tensor_text("a", [1], [1], 7)), root=edge)
+base, exps = [7, 3, -2, 5], [9, 35, 3, 20]
+write_case("pow_int64", 'node { input: "a" input: "b" output: "y" op_type: "Pow" }',
+           [("a", [4], base), ("b", [4], exps)],
+           [("y", [4], [(b ** e + 2**63) % 2**64 - 2**63 for b, e in zip(base, exps)])],
+           dtype=7, root=edge)
+rows = [[100.0, 180.0, 150.0], [-1.0, 0.0, 1.0]]
+lse = [max(r) + math.log(sum(math.exp(v - max(r)) for v in r)) for r in rows]
+write_case("logsumexp_large",
+           'node { input: "x" output: "y" op_type: "ReduceLogSumExp" '
+           'attribute { name: "axes" ints: 1 type: INTS } attribute { name: "keepdims" i: 0 type: INT } }',
+           [("x", [2, 3], [v for r in rows for v in r])], [("y", [2], lse)], root=edge)

@@ -153,8 +153,8 @@ LogicalResult BinaryOp::verify() {
       return emitOpError() << "'" << name << "' expects numeric elements";
     return success();
   case BinaryKind::Pow:
-    if (!isFloat)
-      return emitOpError() << "'" << name << "' expects floating-point elements";
+    if (isBool)
+      return emitOpError() << "'" << name << "' expects numeric elements";
     return success();
   case BinaryKind::Equal:
     return success();

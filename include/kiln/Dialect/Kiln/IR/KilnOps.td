@@ -287,7 +287,8 @@ def Kiln_BinaryOp : Kiln_InferredOp<"binary", [SameOperandsElementType]> {
     Combines two tensors of one element type, broadcasting them as numpy does
     (dimensions aligned from the right; a dimension of 1 stretches).
     Comparisons (`equal`, `less`, ...) give `i1`; `and`, `or` and `xor` take
-    `i1`; `mod` is the floored integer remainder and `fmod` the truncated
+    `i1`; integer `pow` is exact (negative exponents give 0 unless the base
+    is 1 or -1); `mod` is the floored integer remainder and `fmod` the truncated
     remainder (C `fmod`; for integers, the sign follows the dividend).
 
     ```mlir
