@@ -6,43 +6,27 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/runtime/Driver.h"
+#include "DriverApi.h"
 
-#include <cuda.h>
 #include <dlfcn.h>
 
 #include <string>
 
 namespace kiln::rt {
 
-/// The driver entry points the runtime uses, resolved by name.
-struct Driver::Api {
-  decltype(&::cuInit) init = nullptr;
-  decltype(&::cuDriverGetVersion) driverGetVersion = nullptr;
-  decltype(&::cuDeviceGetCount) deviceGetCount = nullptr;
-  decltype(&::cuDeviceGet) deviceGet = nullptr;
-  decltype(&::cuDeviceGetName) deviceGetName = nullptr;
-  decltype(&::cuDeviceGetAttribute) deviceGetAttribute = nullptr;
-  decltype(&::cuDeviceTotalMem_v2) deviceTotalMem = nullptr;
-  decltype(&::cuGetErrorName) getErrorName = nullptr;
-  decltype(&::cuGetErrorString) getErrorString = nullptr;
-
-  /// "cuInit failed with CUDA_ERROR_NO_DEVICE (no CUDA-capable device is
-  /// detected)".
-  std::string describe(const char *call, CUresult result) const {
-    const char *name = nullptr;
-    const char *text = nullptr;
-    if (getErrorName(result, &name) != CUDA_SUCCESS || !name)
-      name = nullptr;
-    if (getErrorString(result, &text) != CUDA_SUCCESS || !text)
-      text = nullptr;
-    std::string msg = std::string(call) + " failed with ";
-    msg += name ? std::string(name) : "CUDA error " + std::to_string(result);
-    if (text)
-      msg += std::string(" (") + text + ")";
-    return msg;
-  }
-};
+std::string Driver::Api::describe(const char *call, CUresult result) const {
+  const char *name = nullptr;
+  const char *text = nullptr;
+  if (getErrorName(result, &name) != CUDA_SUCCESS || !name)
+    name = nullptr;
+  if (getErrorString(result, &text) != CUDA_SUCCESS || !text)
+    text = nullptr;
+  std::string msg = std::string(call) + " failed with ";
+  msg += name ? std::string(name) : "CUDA error " + std::to_string(result);
+  if (text)
+    msg += std::string(" (") + text + ")";
+  return msg;
+}
 
 std::string DeviceInfo::smArch() const {
   return "sm_" + std::to_string(computeCapabilityMajor) +
@@ -91,6 +75,33 @@ StatusOr<std::unique_ptr<Driver>> Driver::load(const std::string &library) {
   resolve(handle, "cuDeviceTotalMem_v2", api->deviceTotalMem, missing);
   resolve(handle, "cuGetErrorName", api->getErrorName, missing);
   resolve(handle, "cuGetErrorString", api->getErrorString, missing);
+  resolve(handle, "cuDevicePrimaryCtxRetain", api->devicePrimaryCtxRetain,
+          missing);
+  resolve(handle, "cuDevicePrimaryCtxRelease_v2", api->devicePrimaryCtxRelease,
+          missing);
+  resolve(handle, "cuCtxSetCurrent", api->ctxSetCurrent, missing);
+  resolve(handle, "cuMemAlloc_v2", api->memAlloc, missing);
+  resolve(handle, "cuMemFree_v2", api->memFree, missing);
+  resolve(handle, "cuMemcpyHtoD_v2", api->memcpyHtoD, missing);
+  resolve(handle, "cuMemcpyDtoH_v2", api->memcpyDtoH, missing);
+  resolve(handle, "cuMemcpyDtoDAsync_v2", api->memcpyDtoDAsync, missing);
+  resolve(handle, "cuMemsetD8_v2", api->memsetD8, missing);
+  resolve(handle, "cuMemsetD8Async", api->memsetD8Async, missing);
+  resolve(handle, "cuModuleLoadDataEx", api->moduleLoadDataEx, missing);
+  resolve(handle, "cuModuleUnload", api->moduleUnload, missing);
+  resolve(handle, "cuModuleGetFunction", api->moduleGetFunction, missing);
+  resolve(handle, "cuLaunchKernel", api->launchKernel, missing);
+  resolve(handle, "cuStreamCreate", api->streamCreate, missing);
+  resolve(handle, "cuStreamDestroy_v2", api->streamDestroy, missing);
+  resolve(handle, "cuStreamSynchronize", api->streamSynchronize, missing);
+  resolve(handle, "cuEventCreate", api->eventCreate, missing);
+  resolve(handle, "cuEventRecord", api->eventRecord, missing);
+  resolve(handle, "cuEventSynchronize", api->eventSynchronize, missing);
+  // Drivers before CUDA 12.8 export only the unversioned name.
+  std::string noV2;
+  if (!resolve(handle, "cuEventElapsedTime_v2", api->eventElapsedTime, noV2))
+    resolve(handle, "cuEventElapsedTime", api->eventElapsedTime, missing);
+  resolve(handle, "cuEventDestroy_v2", api->eventDestroy, missing);
   if (!missing.empty())
     return Status(StatusCode::DriverUnavailable,
                   "'" + library + "' is not a usable CUDA driver: entry point '" +
@@ -127,6 +138,8 @@ StatusOr<std::unique_ptr<Driver>> Driver::load(const std::string &library) {
 
 Driver::Driver(void *handle, std::string library, std::unique_ptr<Api> api)
     : handle_(handle), library_(std::move(library)), api_(std::move(api)) {}
+
+const Driver::Api &Driver::api() const { return *api_; }
 
 Driver::~Driver() {
   if (handle_)

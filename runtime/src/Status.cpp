@@ -20,6 +20,12 @@ const char *statusCodeName(StatusCode code) {
     return "NoDevice";
   case StatusCode::DriverError:
     return "DriverError";
+  case StatusCode::InvalidPlan:
+    return "InvalidPlan";
+  case StatusCode::UnsupportedPlan:
+    return "UnsupportedPlan";
+  case StatusCode::NotFound:
+    return "NotFound";
   }
   return "Unknown";
 }

@@ -2,16 +2,32 @@
  *
  * Implements the driver entry points the runtime resolves, with behaviour set
  * by environment variables, so tests can check every way loading the driver
- * can go on a machine with no GPU:
- *   KILN_FAKE_CUDA_INIT     the CUresult cuInit returns (default 0)
- *   KILN_FAKE_CUDA_DEVICES  how many devices it reports (default 0)
+ * can go, and what engines and execution contexts do, on a machine with no
+ * GPU:
+ *   KILN_FAKE_CUDA_INIT           the CUresult cuInit returns (default 0)
+ *   KILN_FAKE_CUDA_DEVICES        how many devices it reports (default 0)
+ *   KILN_FAKE_CUDA_CC             compute capability times ten (default 90)
+ *   KILN_FAKE_CUDA_DRIVER         cuDriverGetVersion's answer (default 13000)
+ *   KILN_FAKE_CUDA_LAUNCH_RESULT  the CUresult cuLaunchKernel returns
+ *                                 (default 0)
  * Built with KILN_FAKE_CUDA_INCOMPLETE it lacks cuDeviceGetCount and later.
+ *
+ * Device memory is host memory (a CUdeviceptr is a host pointer), so copies
+ * and fills really copy and fill. A module is any image whose text contains
+ * "kiln-fake-module"; a kernel is any name in that text, optionally followed
+ * by its parameter types, e.g. "scale(p,p,f32,i64)" (p: pointer, i32, i64,
+ * f32), which lets cuLaunchKernel record the parameter values. The kernel
+ * "fake_add_f32" (pointers a, b, out and i64 n) really runs: out = a + b.
+ * Functions named kiln_fake_cuda_* let tests read what happened.
  *
  *===----------------------------------------------------------------------===*/
 
 #include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int envInt(const char *name, int fallback) {
   const char *v = getenv(name);
@@ -24,7 +40,7 @@ CUresult cuInit(unsigned int flags) {
 }
 
 CUresult cuDriverGetVersion(int *version) {
-  *version = 13000;
+  *version = envInt("KILN_FAKE_CUDA_DRIVER", 13000);
   return CUDA_SUCCESS;
 }
 
@@ -50,12 +66,13 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice device) {
 CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
                               CUdevice device) {
   (void)device;
+  int capability = envInt("KILN_FAKE_CUDA_CC", 90);
   switch (attribute) {
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-    *value = 9;
+    *value = capability / 10;
     return CUDA_SUCCESS;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-    *value = 0;
+    *value = capability % 10;
     return CUDA_SUCCESS;
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
     *value = 132;
@@ -71,31 +88,383 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice device) {
   return CUDA_SUCCESS;
 }
 
+static const struct {
+  CUresult code;
+  const char *name, *text;
+} errors[] = {
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
+     "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT",
+     "invalid device context"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
+     "a PTX JIT compilation failed"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED",
+     "unspecified launch failure"},
+    {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+     "system has unsupported display driver / cuda driver combination"},
+};
+
 CUresult cuGetErrorName(CUresult error, const char **name) {
-  switch (error) {
-  case CUDA_ERROR_NO_DEVICE:
-    *name = "CUDA_ERROR_NO_DEVICE";
-    return CUDA_SUCCESS;
-  case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
-    *name = "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    return CUDA_SUCCESS;
-  default:
-    *name = 0;
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); ++i)
+    if (errors[i].code == error) {
+      *name = errors[i].name;
+      return CUDA_SUCCESS;
+    }
+  *name = 0;
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGetErrorString(CUresult error, const char **text) {
-  switch (error) {
-  case CUDA_ERROR_NO_DEVICE:
-    *text = "no CUDA-capable device is detected";
-    return CUDA_SUCCESS;
-  case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
-    *text = "system has unsupported display driver / cuda driver combination";
-    return CUDA_SUCCESS;
-  default:
-    *text = 0;
-    return CUDA_ERROR_INVALID_VALUE;
-  }
+  for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); ++i)
+    if (errors[i].code == error) {
+      *text = errors[i].text;
+      return CUDA_SUCCESS;
+    }
+  *text = 0;
+  return CUDA_ERROR_INVALID_VALUE;
 }
+
+/*===- Contexts -----------------------------------------------------------===*/
+
+struct CUctx_st {
+  int unused;
+};
+static struct CUctx_st primaryContext;
+static int primaryRefs;
+static CUcontext currentContext;
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+  if (device < 0 || device >= envInt("KILN_FAKE_CUDA_DEVICES", 0))
+    return CUDA_ERROR_INVALID_DEVICE;
+  ++primaryRefs;
+  *context = &primaryContext;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
+  (void)device;
+  if (primaryRefs <= 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  --primaryRefs;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext context) {
+  currentContext = context;
+  return CUDA_SUCCESS;
+}
+
+/* Calls that need a context fail without the primary one current. */
+static int noContext(void) {
+  return currentContext != &primaryContext || primaryRefs <= 0;
+}
+
+/*===- Memory -------------------------------------------------------------===*/
+
+static int liveAllocations;
+
+CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
+  void *memory = 0;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (posix_memalign(&memory, 256, bytes) != 0)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  ++liveAllocations;
+  *ptr = (CUdeviceptr)(uintptr_t)memory;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  free((void *)(uintptr_t)ptr);
+  --liveAllocations;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes) {
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                              CUstream stream) {
+  (void)stream;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  memset((void *)(uintptr_t)dst, value, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
+                         CUstream stream) {
+  (void)stream;
+  return cuMemsetD8_v2(dst, value, bytes);
+}
+
+/*===- Modules and launches -----------------------------------------------===*/
+
+#define MAX_FUNCTIONS 64
+#define MAX_PARAMS 32
+
+struct CUfunc_st {
+  char name[128];
+  /* Parameter sizes from the signature in the image, if it has one. */
+  int numParams;
+  int paramBytes[MAX_PARAMS];
+};
+
+struct CUmod_st {
+  char *text;
+  int numFunctions;
+  struct CUfunc_st *functions[MAX_FUNCTIONS];
+};
+
+static int liveModules;
+
+static void setOption(unsigned numOptions, CUjit_option *options, void **values,
+                      CUjit_option buffer, CUjit_option bufferSize,
+                      const char *text) {
+  char *out = 0;
+  size_t size = 0;
+  for (unsigned i = 0; i < numOptions; ++i) {
+    if (options[i] == buffer)
+      out = (char *)values[i];
+    if (options[i] == bufferSize)
+      size = (size_t)(uintptr_t)values[i];
+  }
+  if (out && size)
+    snprintf(out, size, "%s", text);
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
+                            unsigned int numOptions, CUjit_option *options,
+                            void **optionValues) {
+  const char *text = (const char *)image;
+  struct CUmod_st *m;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!strstr(text, "kiln-fake-module")) {
+    setOption(numOptions, options, optionValues, CU_JIT_ERROR_LOG_BUFFER,
+              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+              "fake ptxas fatal: the image lacks the 'kiln-fake-module' "
+              "marker");
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  setOption(numOptions, options, optionValues, CU_JIT_INFO_LOG_BUFFER,
+            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            "fake ptxas info: module loaded");
+  m = (struct CUmod_st *)calloc(1, sizeof(*m));
+  m->text = strdup(text);
+  ++liveModules;
+  *module = m;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleUnload(CUmodule module) {
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  for (int i = 0; i < module->numFunctions; ++i)
+    free(module->functions[i]);
+  free(module->text);
+  free(module);
+  --liveModules;
+  return CUDA_SUCCESS;
+}
+
+static int isNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
+}
+
+/* Where `name` occurs in `text` as a whole word, or null. */
+static const char *findWord(const char *text, const char *name) {
+  size_t length = strlen(name);
+  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name))
+    if ((p == text || !isNameChar(p[-1])) && !isNameChar(p[length]))
+      return p;
+  return 0;
+}
+
+CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
+                             const char *name) {
+  const char *at;
+  struct CUfunc_st *f;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (strlen(name) >= sizeof(f->name))
+    return CUDA_ERROR_INVALID_VALUE;
+  for (int i = 0; i < module->numFunctions; ++i)
+    if (strcmp(module->functions[i]->name, name) == 0) {
+      *function = module->functions[i];
+      return CUDA_SUCCESS;
+    }
+  at = findWord(module->text, name);
+  if (!at)
+    return CUDA_ERROR_NOT_FOUND;
+  if (module->numFunctions == MAX_FUNCTIONS)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  f = (struct CUfunc_st *)calloc(1, sizeof(*f));
+  strcpy(f->name, name);
+  at += strlen(name);
+  if (*at == '(') {
+    ++at;
+    while (*at && *at != ')' && f->numParams < MAX_PARAMS) {
+      f->paramBytes[f->numParams++] =
+          (strncmp(at, "i32", 3) == 0 || strncmp(at, "f32", 3) == 0) ? 4 : 8;
+      while (*at && *at != ',' && *at != ')')
+        ++at;
+      if (*at == ',')
+        ++at;
+    }
+  }
+  module->functions[module->numFunctions++] = f;
+  *function = f;
+  return CUDA_SUCCESS;
+}
+
+static int launchCount;
+static char lastKernel[128];
+static unsigned lastGrid[3], lastBlock[3], lastShared;
+static int lastNumParams;
+static unsigned long long lastParams[MAX_PARAMS];
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
+                        unsigned int gridZ, unsigned int blockX,
+                        unsigned int blockY, unsigned int blockZ,
+                        unsigned int sharedMemBytes, CUstream stream,
+                        void **kernelParams, void **extra) {
+  CUresult result = (CUresult)envInt("KILN_FAKE_CUDA_LAUNCH_RESULT", 0);
+  (void)stream;
+  (void)extra;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (result != CUDA_SUCCESS)
+    return result;
+  ++launchCount;
+  strcpy(lastKernel, f->name);
+  lastGrid[0] = gridX, lastGrid[1] = gridY, lastGrid[2] = gridZ;
+  lastBlock[0] = blockX, lastBlock[1] = blockY, lastBlock[2] = blockZ;
+  lastShared = sharedMemBytes;
+  lastNumParams = f->numParams;
+  for (int i = 0; i < f->numParams; ++i) {
+    lastParams[i] = 0;
+    memcpy(&lastParams[i], kernelParams[i], (size_t)f->paramBytes[i]);
+  }
+  if (strcmp(f->name, "fake_add_f32") == 0) {
+    const float *a = *(const float **)kernelParams[0];
+    const float *b = *(const float **)kernelParams[1];
+    float *out = *(float **)kernelParams[2];
+    int64_t n = *(const int64_t *)kernelParams[3];
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = a[i] + b[i];
+  }
+  return CUDA_SUCCESS;
+}
+
+/*===- Streams and events -------------------------------------------------===*/
+
+struct CUstream_st {
+  int unused;
+};
+struct CUevent_st {
+  double ms;
+};
+static int liveStreams, liveEvents;
+
+CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
+  (void)flags;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *stream = (CUstream)calloc(1, sizeof(struct CUstream_st));
+  ++liveStreams;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream) {
+  free(stream);
+  --liveStreams;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  (void)stream;
+  return noContext() ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+}
+
+CUresult cuEventCreate(CUevent *event, unsigned int flags) {
+  (void)flags;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *event = (CUevent)calloc(1, sizeof(struct CUevent_st));
+  ++liveEvents;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  struct timespec now;
+  (void)stream;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  event->ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  (void)event;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
+  *ms = (float)(end->ms - start->ms);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent event) {
+  free(event);
+  --liveEvents;
+  return CUDA_SUCCESS;
+}
+
+/*===- What tests can read ------------------------------------------------===*/
+
+int kiln_fake_cuda_launch_count(void) { return launchCount; }
+const char *kiln_fake_cuda_last_kernel(void) { return lastKernel; }
+void kiln_fake_cuda_last_dims(unsigned grid[3], unsigned block[3],
+                              unsigned *shared) {
+  memcpy(grid, lastGrid, sizeof(lastGrid));
+  memcpy(block, lastBlock, sizeof(lastBlock));
+  *shared = lastShared;
+}
+int kiln_fake_cuda_last_num_params(void) { return lastNumParams; }
+unsigned long long kiln_fake_cuda_last_param(int i) {
+  return i >= 0 && i < lastNumParams ? lastParams[i] : 0;
+}
+/* Device memory, modules, streams and events not yet released, and
+   references to the primary context. */
+int kiln_fake_cuda_live_allocations(void) { return liveAllocations; }
+int kiln_fake_cuda_live_modules(void) { return liveModules; }
+int kiln_fake_cuda_live_streams(void) { return liveStreams; }
+int kiln_fake_cuda_live_events(void) { return liveEvents; }
+int kiln_fake_cuda_context_refs(void) { return primaryRefs; }
 #endif

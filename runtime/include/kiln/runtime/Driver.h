@@ -56,7 +56,10 @@ public:
   /// Describes device `ordinal` (0 <= ordinal < deviceCount()).
   StatusOr<DeviceInfo> device(int ordinal) const;
 
+  /// The resolved driver entry points (defined in the runtime's internal
+  /// src/DriverApi.h, which needs cuda.h).
   struct Api;
+  const Api &api() const;
 
 private:
   Driver(void *handle, std::string library, std::unique_ptr<Api> api);

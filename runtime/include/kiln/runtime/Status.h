@@ -27,6 +27,15 @@ enum class StatusCode {
   NoDevice,
   /// A driver call failed; the message names the call and CUDA's error.
   DriverError,
+  /// A plan file is malformed, corrupted or tampered with, or a plan is
+  /// inconsistent (a step names a kernel or tensor that does not exist, an
+  /// address range lies outside its memory space, ...).
+  InvalidPlan,
+  /// A valid plan that this runtime or device cannot run: a newer file
+  /// format, no code for the device's architecture, a driver that is too old.
+  UnsupportedPlan,
+  /// A name (of a tensor, a kernel) is not known.
+  NotFound,
 };
 
 /// Returns a stable name for `code`, such as "NoDevice".
@@ -69,7 +78,9 @@ public:
   T &value() { return *value_; }
   const T &value() const { return *value_; }
   T &operator*() { return *value_; }
+  const T &operator*() const { return *value_; }
   T *operator->() { return &*value_; }
+  const T *operator->() const { return &*value_; }
 
 private:
   Status status_;

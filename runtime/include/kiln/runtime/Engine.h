@@ -1,0 +1,139 @@
+//===- Engine.h - a loaded plan and the contexts that run it ----*- C++ -*-===//
+//
+// An Engine is a plan made ready on one device: its kernel module loaded and
+// its weights uploaded (Runtime::deserializeEngine makes one). An
+// ExecutionContext runs the engine's steps with its own activation memory (the
+// arena) and its own I/O tensor addresses, so one engine serves many contexts,
+// which may run concurrently on different streams.
+//
+// Lifetimes: destroy every ExecutionContext before its Engine, and every
+// Engine before the Runtime that made it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_ENGINE_H
+#define KILN_RUNTIME_ENGINE_H
+
+#include "kiln/runtime/Plan.h"
+#include "kiln/runtime/Status.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::rt {
+
+class ExecutionContext;
+class GpuAllocator;
+class Runtime;
+
+/// A plan loaded on a device. Its methods are safe to call from several
+/// threads at once.
+class Engine {
+public:
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+
+  /// The I/O tensors, in plan order.
+  int numTensors() const { return static_cast<int>(plan_.tensors.size()); }
+  /// Tensor `index` (0 <= index < numTensors()).
+  const TensorDesc &tensor(int index) const { return plan_.tensors[index]; }
+  /// The index of the tensor called `name`, or -1 if there is none.
+  int findTensor(const std::string &name) const;
+
+  /// Bytes of device memory (the arena) one execution context needs.
+  uint64_t deviceMemorySize() const { return plan_.arenaBytes; }
+
+  /// The plan the engine was made from, as readPlan returned it.
+  const PlanContents &plan() const { return plan_; }
+  /// The index in plan().images of the image that was loaded.
+  int imageIndex() const { return image_; }
+
+  /// A context with its own arena, allocated with the runtime's allocator
+  /// and freed with the context.
+  StatusOr<std::unique_ptr<ExecutionContext>> createExecutionContext();
+  /// A context whose arena the caller provides with setDeviceMemory (at least
+  /// deviceMemorySize() bytes) before the first enqueue.
+  StatusOr<std::unique_ptr<ExecutionContext>>
+  createExecutionContextWithoutDeviceMemory();
+
+private:
+  friend class Runtime;
+  friend class ExecutionContext;
+  Engine(Runtime &runtime, PlanContents plan);
+
+  Runtime &runtime_;
+  PlanContents plan_;
+  std::map<std::string, int> tensorIndex_;
+  int image_ = -1;
+  /// CUmodule and one CUfunction per plan kernel.
+  void *module_ = nullptr;
+  std::vector<void *> functions_;
+  /// The uploaded weights (0 when the plan has none) and their allocator.
+  uint64_t weights_ = 0;
+  GpuAllocator *weightsAllocator_ = nullptr;
+};
+
+/// Runs an engine's steps: binds the arena and the I/O tensors to device
+/// addresses and enqueues the kernel launches, copies and fills on a stream.
+/// One context is used by one thread at a time; contexts of one engine are
+/// independent. Destroying a context frees the arena it allocated: wait for
+/// the work it enqueued first.
+class ExecutionContext {
+public:
+  ~ExecutionContext();
+  ExecutionContext(const ExecutionContext &) = delete;
+  ExecutionContext &operator=(const ExecutionContext &) = delete;
+
+  const Engine &engine() const { return engine_; }
+
+  /// Sets the arena: engine().deviceMemorySize() bytes at a multiple of 256.
+  /// Fails (InvalidArgument) for an unaligned or null address, or for a
+  /// context that allocated its own arena.
+  Status setDeviceMemory(uint64_t ptr);
+  /// The arena's address (0 until set).
+  uint64_t deviceMemory() const { return arena_; }
+
+  /// Binds tensor `name` to `ptr`, which must be a multiple of the tensor's
+  /// element size and hold its numBytes(). Fails with NotFound (listing the
+  /// tensors) for an unknown name, InvalidArgument for a null or misaligned
+  /// address of a non-empty tensor.
+  Status setTensorAddress(const std::string &name, uint64_t ptr);
+  /// The address bound to `name`, or 0 (unbound or unknown).
+  uint64_t tensorAddress(const std::string &name) const;
+
+  /// Enqueues every step on `stream` (a CUstream; nullptr is the legacy
+  /// default stream) and returns without waiting. Fails (InvalidArgument)
+  /// when a tensor is unbound or the arena is not set, DriverError (naming
+  /// the step and kernel) when the driver refuses a launch, copy or fill.
+  /// The addresses can change after it returns; steps already enqueued keep
+  /// the ones they were given.
+  Status enqueue(void *stream);
+  /// enqueue() on a stream the context owns, then waits for it.
+  Status execute();
+
+private:
+  friend class Engine;
+  struct Program;
+  ExecutionContext(Engine &engine, std::unique_ptr<Program> program);
+  void bindArena(uint64_t ptr);
+
+  Engine &engine_;
+  std::unique_ptr<Program> program_;
+  uint64_t arena_ = 0;
+  bool arenaSet_ = false;
+  /// The arena this context allocated, and from which allocator.
+  GpuAllocator *arenaAllocator_ = nullptr;
+  std::vector<uint64_t> tensorAddresses_;
+  std::vector<bool> tensorBound_;
+  size_t unboundTensors_ = 0;
+  /// The stream execute() uses, created on first use.
+  void *stream_ = nullptr;
+};
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_ENGINE_H

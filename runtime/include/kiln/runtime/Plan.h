@@ -1,0 +1,185 @@
+//===- Plan.h - the contents of a plan bundle (.kplan) ----------*- C++ -*-===//
+//
+// A plan is data, not code: the I/O tensors, the kernel images (PTX or cubin
+// per architecture), the weights, and the steps that run them (kernel launches
+// with their arguments, copies, fills), every address expressed as a place in
+// one of three memory spaces. `PlanContents` is what the compiler produces and
+// what the runtime reads back; `writePlan` and `readPlan` turn it into the
+// bytes of a .kplan file and back (docs/plan-format.md describes the file).
+//
+// This header needs neither the driver nor LLVM/MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_PLAN_H
+#define KILN_RUNTIME_PLAN_H
+
+#include "kiln/runtime/Status.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::rt {
+
+/// Element types of I/O tensors (bool is one byte per element).
+enum class DataType : uint8_t { F32, F16, BF16, I8, I32, I64, Bool };
+/// Bytes per element.
+int64_t dataTypeBytes(DataType type);
+/// "f32", "f16", "bf16", "i8", "i32", "i64", "bool".
+const char *dataTypeName(DataType type);
+
+/// Where an address points.
+enum class MemorySpace : uint8_t {
+  /// The activation arena of an execution context (its device memory).
+  Arena,
+  /// The engine's weights, uploaded once when the engine is created.
+  Weights,
+  /// The device address bound to I/O tensor `index` (inputs and outputs).
+  Tensor,
+};
+
+/// A device address: a byte offset into a memory space.
+struct Address {
+  MemorySpace space = MemorySpace::Arena;
+  /// For Tensor: the index of the I/O tensor; otherwise 0.
+  uint32_t index = 0;
+  uint64_t offset = 0;
+};
+
+/// An I/O tensor of the network.
+struct TensorDesc {
+  std::string name;
+  DataType type = DataType::F32;
+  std::vector<int64_t> shape;
+  bool isInput = true;
+
+  int64_t numElements() const;
+  int64_t numBytes() const { return numElements() * dataTypeBytes(type); }
+};
+
+/// One kernel parameter as passed to cuLaunchKernel.
+struct KernelArg {
+  enum class Kind : uint8_t {
+    /// An 8-byte device pointer: `address` resolved at enqueue time.
+    Pointer,
+    /// Immediates: the low 4 (I32, F32) or 8 (I64) bytes of `bits`.
+    I32,
+    I64,
+    F32,
+  };
+  Kind kind = Kind::I64;
+  Address address;
+  uint64_t bits = 0;
+};
+
+/// A kernel launch.
+struct LaunchStep {
+  /// Index into PlanContents::kernels.
+  uint32_t kernel = 0;
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t sharedMemoryBytes = 0;
+  std::vector<KernelArg> args;
+};
+
+/// cuMemcpyDtoDAsync(dst, src, bytes); the ranges must not overlap.
+struct CopyStep {
+  Address dst, src;
+  uint64_t bytes = 0;
+};
+
+/// cuMemsetD8Async(dst, value, bytes).
+struct FillStep {
+  Address dst;
+  uint64_t bytes = 0;
+  uint8_t value = 0;
+};
+
+struct Step {
+  enum class Kind : uint8_t { Launch, Copy, Fill };
+  Kind kind = Kind::Launch;
+  LaunchStep launch; // Kind::Launch
+  CopyStep copy;     // Kind::Copy
+  FillStep fill;     // Kind::Fill
+};
+
+/// A kernel: an entry point found by name in the module of every image.
+struct KernelDesc {
+  std::string name;
+  /// The tile configuration it was generated with, for people and tools
+  /// (e.g. "tile=[256] threads=[256] stages=1").
+  std::string tiling;
+};
+
+/// Code for one architecture: all kernels in one module.
+struct KernelImage {
+  enum class Format : uint8_t { PTX, Cubin };
+  Format format = Format::PTX;
+  /// Compute capability times ten: 90 for sm_90 / compute_90. A cubin runs
+  /// on exactly that major version (and minor >= it); PTX is JIT-compiled by
+  /// the driver for any device with a capability >= it.
+  uint32_t arch = 0;
+  /// The PTX text (no trailing NUL needed) or the cubin bytes.
+  std::string data;
+};
+
+/// What the plan needs and how it was built.
+struct Compatibility {
+  std::string kilnVersion;
+  /// Every architecture with a cubin or PTX, times ten (80, 90).
+  std::vector<uint32_t> archs;
+  /// PTX ISA version times ten (80 for PTX 8.0); 0 when no PTX.
+  uint32_t ptxIsa = 0;
+  /// Smallest driver (cuDriverGetVersion) that can load it, e.g. 12000.
+  uint32_t minDriverVersion = 0;
+  /// "fp32", "fp16", ...
+  std::string precision;
+  /// The options the plan was compiled with, for people.
+  std::string buildOptions;
+};
+
+struct PlanContents {
+  Compatibility compatibility;
+  /// Inputs and outputs; MemorySpace::Tensor addresses index this list.
+  std::vector<TensorDesc> tensors;
+  std::vector<KernelDesc> kernels;
+  std::vector<KernelImage> images;
+  /// Uploaded once per engine; MemorySpace::Weights addresses point here.
+  std::string weights;
+  /// Bytes of device memory one execution context needs.
+  uint64_t arenaBytes = 0;
+  std::vector<Step> steps;
+};
+
+/// The current file format version. A reader accepts the same major version
+/// and any minor version up to its own.
+constexpr uint32_t kPlanFormatMajor = 1;
+constexpr uint32_t kPlanFormatMinor = 0;
+/// Sections (kernel images, weights) start at multiples of this.
+constexpr uint64_t kPlanSectionAlignment = 256;
+
+/// Checks that `plan` is consistent: unique non-empty tensor names, valid data
+/// types and shapes, kernel and tensor indices in range, known enum values,
+/// launch dimensions every device accepts (grid and block >= 1, at most 1024
+/// threads a block), every address range inside its memory space, no step
+/// writing the weights, and every image's arch listed in compatibility.archs.
+/// Fails with InvalidArgument naming the first problem.
+Status verifyPlan(const PlanContents &plan);
+
+/// Serializes `plan`; fails (InvalidArgument) when the plan is inconsistent,
+/// with the same checks readPlan applies (verifyPlan).
+StatusOr<std::string> writePlan(const PlanContents &plan);
+
+/// Parses and verifies the bytes of a plan file without touching the GPU:
+/// magic, format version, sizes, checksums, the manifest (FlatBuffers
+/// verifier) and the consistency of every step (kernel and tensor indices in
+/// range, every address range inside its space). Errors are
+/// InvalidPlan/UnsupportedPlan statuses that say what was expected and what
+/// was found.
+StatusOr<PlanContents> readPlan(const void *data, std::size_t size);
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_PLAN_H

@@ -1,0 +1,370 @@
+//===- Plan.cpp - plan contents and their consistency -----------*- C++ -*-===//
+//
+// The data types of I/O tensors and the consistency checks every plan passes
+// before it is written (writePlan) and after it is read (readPlan): indices
+// in range, enum values known, launch dimensions the hardware accepts, and
+// every address range inside its memory space, with overflow-safe arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanFormat.h"
+
+#include <cstdio>
+#include <limits>
+#include <map>
+
+namespace kiln::rt {
+
+int64_t dataTypeBytes(DataType type) {
+  switch (type) {
+  case DataType::F32:
+  case DataType::I32:
+    return 4;
+  case DataType::F16:
+  case DataType::BF16:
+    return 2;
+  case DataType::I8:
+  case DataType::Bool:
+    return 1;
+  case DataType::I64:
+    return 8;
+  }
+  return 0;
+}
+
+const char *dataTypeName(DataType type) {
+  switch (type) {
+  case DataType::F32:
+    return "f32";
+  case DataType::F16:
+    return "f16";
+  case DataType::BF16:
+    return "bf16";
+  case DataType::I8:
+    return "i8";
+  case DataType::I32:
+    return "i32";
+  case DataType::I64:
+    return "i64";
+  case DataType::Bool:
+    return "bool";
+  }
+  return "invalid";
+}
+
+int64_t TensorDesc::numElements() const {
+  // Unsigned arithmetic: a shape that overflows (which verifyPlan refuses)
+  // gives a meaningless number, not undefined behaviour.
+  uint64_t n = 1;
+  for (int64_t d : shape)
+    n *= static_cast<uint64_t>(d);
+  return static_cast<int64_t>(n);
+}
+
+Status verifyPlan(const PlanContents &plan) {
+  return detail::checkPlanContents(plan, StatusCode::InvalidArgument);
+}
+
+namespace detail {
+
+std::string hex32(uint32_t value) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof(buffer), "0x%08x", value);
+  return buffer;
+}
+
+std::string imageArchName(KernelImage::Format format, uint32_t arch) {
+  return (format == KernelImage::Format::Cubin ? "sm_" : "compute_") +
+         std::to_string(arch);
+}
+
+namespace {
+
+std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string formatDims(const std::array<uint32_t, 3> &d) {
+  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," +
+         std::to_string(d[2]) + ")";
+}
+
+const char *formatName(KernelImage::Format format) {
+  return format == KernelImage::Format::Cubin ? "cubin" : "PTX";
+}
+
+/// Runs the checks of checkPlanContents; the first failure wins.
+class PlanChecker {
+public:
+  PlanChecker(const PlanContents &plan, StatusCode code)
+      : plan_(plan), code_(code) {}
+
+  Status run() {
+    if (Status s = checkTensors(); !s)
+      return s;
+    if (Status s = checkKernelsAndImages(); !s)
+      return s;
+    for (size_t i = 0; i < plan_.steps.size(); ++i)
+      if (Status s = checkStep(i, plan_.steps[i]); !s)
+        return s;
+    return Status::ok();
+  }
+
+private:
+  Status fail(std::string message) const {
+    return Status(code_, std::move(message));
+  }
+
+  Status checkTensors() {
+    std::map<std::string, size_t> names;
+    for (size_t i = 0; i < plan_.tensors.size(); ++i) {
+      const TensorDesc &t = plan_.tensors[i];
+      if (t.name.empty())
+        return fail("tensor " + std::to_string(i) + " has no name");
+      auto [it, inserted] = names.emplace(t.name, i);
+      if (!inserted)
+        return fail("tensors " + std::to_string(it->second) + " and " +
+                    std::to_string(i) + " are both named '" + t.name + "'");
+      int64_t elementBytes = dataTypeBytes(t.type);
+      if (elementBytes == 0)
+        return fail("tensor '" + t.name + "' has data type " +
+                    std::to_string(static_cast<int>(t.type)) +
+                    ", expected one of f32, f16, bf16, i8, i32, i64, bool");
+      // Byte sizes stay below 2^63 so that numBytes() is exact.
+      uint64_t bytes = static_cast<uint64_t>(elementBytes);
+      const uint64_t limit = std::numeric_limits<int64_t>::max();
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        int64_t dim = t.shape[d];
+        if (dim < 0)
+          return fail("tensor '" + t.name + "' has dimension " +
+                      std::to_string(dim) + " at index " + std::to_string(d) +
+                      " of shape " + formatShape(t.shape) + ", expected >= 0");
+        if (dim != 0 && bytes > limit / static_cast<uint64_t>(dim))
+          return fail("tensor '" + t.name + "' of shape " +
+                      formatShape(t.shape) + " and type " +
+                      dataTypeName(t.type) +
+                      " is too large: its size in bytes exceeds 2^63-1");
+        bytes *= static_cast<uint64_t>(dim);
+      }
+      tensorBytes_.push_back(bytes);
+    }
+    return Status::ok();
+  }
+
+  Status checkKernelsAndImages() {
+    for (size_t i = 0; i < plan_.kernels.size(); ++i)
+      if (plan_.kernels[i].name.empty())
+        return fail("kernel " + std::to_string(i) + " has no name");
+    if (!plan_.kernels.empty() && plan_.images.empty())
+      return fail("the plan has " + std::to_string(plan_.kernels.size()) +
+                  " kernel(s) but no kernel image");
+    std::map<std::pair<int, uint32_t>, size_t> seen;
+    for (size_t i = 0; i < plan_.images.size(); ++i) {
+      const KernelImage &image = plan_.images[i];
+      std::string where = "image " + std::to_string(i);
+      if (image.format != KernelImage::Format::PTX &&
+          image.format != KernelImage::Format::Cubin)
+        return fail(where + " has format " +
+                    std::to_string(static_cast<int>(image.format)) +
+                    ", expected PTX (0) or cubin (1)");
+      if (image.arch == 0)
+        return fail(where + " has arch 0, expected a compute capability "
+                            "times ten such as 90");
+      where += " (" + imageArchName(image.format, image.arch) + " " +
+               formatName(image.format) + ")";
+      if (image.data.empty())
+        return fail(where + " has no bytes");
+      const std::vector<uint32_t> &archs = plan_.compatibility.archs;
+      bool listed = false;
+      std::string list;
+      for (uint32_t a : archs) {
+        listed |= a == image.arch;
+        list += (list.empty() ? "" : ",") + std::to_string(a);
+      }
+      if (!listed)
+        return fail(where + ": arch " + std::to_string(image.arch) +
+                    " is not listed in compatibility.archs [" + list + "]");
+      auto [it, inserted] = seen.emplace(
+          std::make_pair(static_cast<int>(image.format), image.arch), i);
+      if (!inserted)
+        return fail("images " + std::to_string(it->second) + " and " +
+                    std::to_string(i) + " are both " +
+                    imageArchName(image.format, image.arch) + " " +
+                    formatName(image.format));
+    }
+    return Status::ok();
+  }
+
+  /// "arena+16", "weights+0", "tensor1+64".
+  static std::string formatAddress(const Address &a) {
+    switch (a.space) {
+    case MemorySpace::Arena:
+      return "arena+" + std::to_string(a.offset);
+    case MemorySpace::Weights:
+      return "weights+" + std::to_string(a.offset);
+    case MemorySpace::Tensor:
+      return "tensor" + std::to_string(a.index) + "+" +
+             std::to_string(a.offset);
+    }
+    return "space" + std::to_string(static_cast<int>(a.space)) + "+" +
+           std::to_string(a.offset);
+  }
+
+  /// Checks the space and index of `a` and returns the size of its space.
+  Status checkSpace(const std::string &where, const Address &a,
+                    uint64_t &spaceBytes, std::string &spaceName) const {
+    switch (a.space) {
+    case MemorySpace::Arena:
+      spaceBytes = plan_.arenaBytes;
+      spaceName = "the arena";
+      break;
+    case MemorySpace::Weights:
+      spaceBytes = plan_.weights.size();
+      spaceName = "the weights";
+      break;
+    case MemorySpace::Tensor:
+      if (a.index >= plan_.tensors.size())
+        return fail(where + ": tensor index " + std::to_string(a.index) +
+                    " is out of range: the plan has " +
+                    std::to_string(plan_.tensors.size()) + " tensor(s)");
+      spaceBytes = tensorBytes_[a.index];
+      spaceName = "tensor " + std::to_string(a.index) + " '" +
+                  plan_.tensors[a.index].name + "'";
+      return Status::ok();
+    default:
+      return fail(where + ": memory space " +
+                  std::to_string(static_cast<int>(a.space)) +
+                  " is not arena (0), weights (1) or tensor (2)");
+    }
+    if (a.index != 0)
+      return fail(
+          where + ": " + (a.space == MemorySpace::Arena ? "arena" : "weights") +
+          " address has index " + std::to_string(a.index) + ", expected 0");
+    return Status::ok();
+  }
+
+  /// Checks that [a, a + bytes) lies inside its space.
+  Status checkRange(const std::string &where, const Address &a,
+                    uint64_t bytes) const {
+    uint64_t spaceBytes = 0;
+    std::string spaceName;
+    if (Status s = checkSpace(where, a, spaceBytes, spaceName); !s)
+      return s;
+    if (a.offset > spaceBytes || bytes > spaceBytes - a.offset)
+      return fail(where + " range [" + formatAddress(a) + ", +" +
+                  std::to_string(bytes) + " bytes) is outside " + spaceName +
+                  " (" + std::to_string(spaceBytes) + " bytes)");
+    return Status::ok();
+  }
+
+  Status checkStep(size_t index, const Step &step) const {
+    std::string where = "step " + std::to_string(index);
+    switch (step.kind) {
+    case Step::Kind::Launch:
+      return checkLaunch(where, step.launch);
+    case Step::Kind::Copy: {
+      const CopyStep &c = step.copy;
+      where += " (copy)";
+      if (Status s = checkRange(where + ": destination", c.dst, c.bytes); !s)
+        return s;
+      if (Status s = checkRange(where + ": source", c.src, c.bytes); !s)
+        return s;
+      if (c.dst.space == MemorySpace::Weights)
+        return fail(where + ": the destination " + formatAddress(c.dst) +
+                    " is in the weights, which steps may not write");
+      bool sameBuffer =
+          c.dst.space == c.src.space && c.dst.index == c.src.index;
+      // Both ranges are inside their space, so the sums cannot overflow.
+      if (sameBuffer && c.bytes != 0 && c.dst.offset < c.src.offset + c.bytes &&
+          c.src.offset < c.dst.offset + c.bytes)
+        return fail(where + ": source [" + formatAddress(c.src) + ", +" +
+                    std::to_string(c.bytes) + " bytes) and destination [" +
+                    formatAddress(c.dst) + ", +" + std::to_string(c.bytes) +
+                    " bytes) overlap");
+      return Status::ok();
+    }
+    case Step::Kind::Fill: {
+      const FillStep &f = step.fill;
+      where += " (fill)";
+      if (Status s = checkRange(where + ": destination", f.dst, f.bytes); !s)
+        return s;
+      if (f.dst.space == MemorySpace::Weights)
+        return fail(where + ": the destination " + formatAddress(f.dst) +
+                    " is in the weights, which steps may not write");
+      return Status::ok();
+    }
+    }
+    return fail(where + " has kind " +
+                std::to_string(static_cast<int>(step.kind)) +
+                ", expected launch (0), copy (1) or fill (2)");
+  }
+
+  Status checkLaunch(std::string where, const LaunchStep &l) const {
+    if (l.kernel >= plan_.kernels.size())
+      return fail(where + " (launch): kernel index " +
+                  std::to_string(l.kernel) + " is out of range: the plan has " +
+                  std::to_string(plan_.kernels.size()) + " kernel(s)");
+    where += " (launch '" + plan_.kernels[l.kernel].name + "')";
+    // The limits of every device since compute capability 3.0.
+    static constexpr uint32_t gridLimits[3] = {0x7FFFFFFFu, 65535, 65535};
+    static constexpr uint32_t blockLimits[3] = {1024, 1024, 64};
+    static constexpr const char *axes[3] = {"x", "y", "z"};
+    uint64_t threads = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (l.grid[d] == 0 || l.grid[d] > gridLimits[d])
+        return fail(where + ": grid " + formatDims(l.grid) + " has " + axes[d] +
+                    " = " + std::to_string(l.grid[d]) + ", expected 1.." +
+                    std::to_string(gridLimits[d]));
+      if (l.block[d] == 0 || l.block[d] > blockLimits[d])
+        return fail(where + ": block " + formatDims(l.block) + " has " +
+                    axes[d] + " = " + std::to_string(l.block[d]) +
+                    ", expected 1.." + std::to_string(blockLimits[d]));
+      threads *= l.block[d];
+    }
+    if (threads > 1024)
+      return fail(where + ": block " + formatDims(l.block) + " has " +
+                  std::to_string(threads) + " threads, expected at most 1024");
+    for (size_t i = 0; i < l.args.size(); ++i) {
+      const KernelArg &arg = l.args[i];
+      std::string argWhere = where + " arg " + std::to_string(i);
+      switch (arg.kind) {
+      case KernelArg::Kind::I32:
+      case KernelArg::Kind::I64:
+      case KernelArg::Kind::F32:
+        continue;
+      case KernelArg::Kind::Pointer: {
+        uint64_t spaceBytes = 0;
+        std::string spaceName;
+        if (Status s = checkSpace(argWhere, arg.address, spaceBytes, spaceName);
+            !s)
+          return s;
+        if (arg.address.offset > spaceBytes)
+          return fail(argWhere + ": pointer " + formatAddress(arg.address) +
+                      " is past the end of " + spaceName + " (" +
+                      std::to_string(spaceBytes) + " bytes)");
+        continue;
+      }
+      }
+      return fail(argWhere + " has kind " +
+                  std::to_string(static_cast<int>(arg.kind)) +
+                  ", expected pointer (0), i32 (1), i64 (2) or f32 (3)");
+    }
+    return Status::ok();
+  }
+
+  const PlanContents &plan_;
+  StatusCode code_;
+  std::vector<uint64_t> tensorBytes_;
+};
+
+} // namespace
+
+Status checkPlanContents(const PlanContents &plan, StatusCode code) {
+  return PlanChecker(plan, code).run();
+}
+
+} // namespace detail
+} // namespace kiln::rt

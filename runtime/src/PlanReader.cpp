@@ -1,0 +1,459 @@
+//===- PlanReader.cpp - parse and verify .kplan bytes -----------*- C++ -*-===//
+//
+// readPlan trusts nothing in its input: it checks the header (size, magic,
+// checksum, reserved bytes, format version, file size, manifest range), the
+// body checksum, the manifest (FlatBuffers verifier), the section table (in
+// range, aligned, packed in order with zero padding, per-section checksums),
+// and finally the consistency of the plan itself (checkPlanContents). Every
+// size is checked against the input before it is used, so no input makes it
+// read out of bounds or allocate more than the input's size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Crc32.h"
+#include "PlanFormat.h"
+#include "plan_generated.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+static_assert(kiln::rt::detail::kMaxManifestBytes < FLATBUFFERS_MAX_BUFFER_SIZE,
+              "the FlatBuffers verifier takes buffers below its maximum size");
+
+namespace kiln::rt {
+
+namespace {
+
+using namespace detail;
+
+Status invalid(std::string message) {
+  return Status(StatusCode::InvalidPlan, std::move(message));
+}
+
+std::string str(const flatbuffers::String *s) {
+  return s ? s->str() : std::string();
+}
+
+/// `bytes` as text, non-printable bytes as \xNN.
+std::string printable(const void *data, size_t size) {
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  std::string s;
+  for (size_t i = 0; i < size; ++i) {
+    unsigned char c = bytes[i];
+    if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'') {
+      s += static_cast<char>(c);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+      s += escaped;
+    }
+  }
+  return s;
+}
+
+/// "section 2 'weights'", the name escaped and shortened: it is the file's.
+std::string sectionLabel(uint32_t index, const fb::Section *s) {
+  const flatbuffers::String *name = s->name();
+  size_t length = name ? std::min<size_t>(name->size(), 64) : 0;
+  return "section " + std::to_string(index) + " '" +
+         printable(name ? name->Data() : nullptr, length) +
+         (name && name->size() > length ? "...'" : "'");
+}
+
+bool isAligned(const void *p, size_t alignment) {
+  return reinterpret_cast<uintptr_t>(p) % alignment == 0;
+}
+
+Address fromFb(const fb::Address *a) {
+  Address address;
+  if (a) {
+    address.space = static_cast<MemorySpace>(a->space());
+    address.index = a->index();
+    address.offset = a->offset();
+  }
+  return address;
+}
+
+/// Bounds what converting a manifest allocates. FlatBuffers lets many entries
+/// point at one table, vector or string, so a small manifest could describe a
+/// huge plan; writePlan never shares, and its manifests grow by far less than
+/// kExpansion when converted.
+class Budget {
+public:
+  static constexpr uint64_t kExpansion = 32;
+  static constexpr uint64_t kSlack = 1 << 20;
+  explicit Budget(uint64_t manifestSize)
+      : left_(kExpansion * manifestSize + kSlack) {}
+  /// Takes `count` * `each` bytes; false when that exceeds what is left.
+  bool take(uint64_t count, uint64_t each = 1) {
+    if (each != 0 && count > left_ / each)
+      return false;
+    left_ -= count * each;
+    return true;
+  }
+
+private:
+  uint64_t left_;
+};
+
+Status overBudget() {
+  return invalid("the manifest describes more data than it holds: its "
+                 "entries share tables, vectors or strings, which plans "
+                 "never do");
+}
+
+std::array<uint32_t, 3> fromFb(const fb::Dim3 *d) {
+  if (!d)
+    return {0, 0, 0}; // Missing dimensions fail the launch checks.
+  return {d->x(), d->y(), d->z()};
+}
+
+/// Checks the 64-byte header and the body checksum; on success sets the
+/// manifest's range.
+Status checkHeader(const unsigned char *bytes, size_t size,
+                   uint64_t &manifestSize) {
+  if (size < kPlanHeaderSize)
+    return invalid(
+        std::string(size == 0 ? "plan is empty" : "plan is too short") + ": " +
+        std::to_string(size) + " bytes, expected at least the " +
+        std::to_string(kPlanHeaderSize) + "-byte header");
+  if (std::memcmp(bytes + kMagicOffset, kPlanMagic, sizeof(kPlanMagic)) != 0)
+    return invalid("bad magic: expected 'KILNPLAN', found '" +
+                   printable(bytes + kMagicOffset, sizeof(kPlanMagic)) +
+                   "'; this is not a kiln plan file");
+  uint32_t storedHeaderCrc = loadLE32(bytes + kHeaderCrcOffset);
+  uint32_t headerCrc = crc32(bytes, kHeaderCrcOffset);
+  if (storedHeaderCrc != headerCrc)
+    return invalid("header checksum mismatch: expected " +
+                   hex32(storedHeaderCrc) + ", computed " + hex32(headerCrc));
+  for (uint64_t i = kReservedOffset; i < kPlanHeaderSize; ++i)
+    if (bytes[i] != 0)
+      return invalid("reserved header byte at offset " + std::to_string(i) +
+                     " is " + std::to_string(bytes[i]) + ", expected 0");
+
+  uint32_t major = loadLE32(bytes + kFormatMajorOffset);
+  uint32_t minor = loadLE32(bytes + kFormatMinorOffset);
+  std::string found = std::to_string(major) + "." + std::to_string(minor);
+  std::string ours =
+      std::to_string(kPlanFormatMajor) + "." + std::to_string(kPlanFormatMinor);
+  if (major > kPlanFormatMajor ||
+      (major == kPlanFormatMajor && minor > kPlanFormatMinor))
+    return Status(StatusCode::UnsupportedPlan,
+                  "plan format " + found + " is newer than this runtime's " +
+                      ours + "; use a newer kiln runtime");
+  if (major < kPlanFormatMajor)
+    return Status(StatusCode::UnsupportedPlan,
+                  "plan format " + found + " is older than this runtime's " +
+                      ours + ", which reads only format " +
+                      std::to_string(kPlanFormatMajor) +
+                      ".x; compile the model again");
+
+  uint64_t fileSize = loadLE64(bytes + kFileSizeOffset);
+  if (fileSize > size)
+    return invalid("plan is truncated: header says " +
+                   std::to_string(fileSize) + " bytes, file has " +
+                   std::to_string(size));
+  if (fileSize < size)
+    return invalid("plan has trailing bytes: header says " +
+                   std::to_string(fileSize) + " bytes, file has " +
+                   std::to_string(size));
+
+  uint64_t manifestOffset = loadLE64(bytes + kManifestOffsetOffset);
+  manifestSize = loadLE64(bytes + kManifestSizeOffset);
+  if (manifestOffset != kPlanHeaderSize)
+    return invalid("manifest offset is " + std::to_string(manifestOffset) +
+                   ", expected " + std::to_string(kPlanHeaderSize) +
+                   " (right after the header)");
+  if (manifestSize > fileSize - kPlanHeaderSize)
+    return invalid("manifest [64, +" + std::to_string(manifestSize) +
+                   " bytes) extends past the end of the " +
+                   std::to_string(fileSize) + "-byte plan");
+  if (manifestSize < 2 * sizeof(flatbuffers::uoffset_t) ||
+      manifestSize > kMaxManifestBytes)
+    return invalid("manifest size is " + std::to_string(manifestSize) +
+                   " bytes, expected 8 to " +
+                   std::to_string(kMaxManifestBytes));
+
+  uint32_t storedBodyCrc = loadLE32(bytes + kBodyCrcOffset);
+  uint32_t bodyCrc = crc32(bytes + kPlanHeaderSize, fileSize - kPlanHeaderSize);
+  if (storedBodyCrc != bodyCrc)
+    return invalid("body checksum mismatch: expected " + hex32(storedBodyCrc) +
+                   ", computed " + hex32(bodyCrc) + "; the plan is corrupted");
+  return Status::ok();
+}
+
+/// Checks the section table against the file: each section starts at the
+/// first multiple of kPlanSectionAlignment after the previous data (the
+/// manifest or the previous section), the padding between is zero, the last
+/// section ends the file, and every section's checksum matches.
+Status checkSections(const fb::Manifest &manifest, const unsigned char *bytes,
+                     uint64_t fileSize, uint64_t manifestEnd) {
+  uint64_t previousEnd = manifestEnd;
+  std::string previous = "the manifest";
+  const auto *sections = manifest.sections();
+  uint32_t count = sections ? sections->size() : 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const fb::Section *s = sections->Get(i);
+    std::string name = sectionLabel(i, s);
+    uint64_t offset = s->offset(), size = s->size();
+    if (offset > fileSize || size > fileSize - offset)
+      return invalid(name + " [" + std::to_string(offset) + ", +" +
+                     std::to_string(size) +
+                     " bytes) extends past the end of the " +
+                     std::to_string(fileSize) + "-byte plan");
+    if (offset % kPlanSectionAlignment != 0)
+      return invalid(name + " starts at offset " + std::to_string(offset) +
+                     ", which is not a multiple of " +
+                     std::to_string(kPlanSectionAlignment));
+    if (offset < previousEnd)
+      return invalid(name + " starts at offset " + std::to_string(offset) +
+                     ", inside " + previous + ", which ends at " +
+                     std::to_string(previousEnd));
+    uint64_t expected = 0;
+    alignToSection(previousEnd, expected); // <= offset, so no overflow.
+    if (offset != expected)
+      return invalid(
+          name + " starts at offset " + std::to_string(offset) + ", expected " +
+          std::to_string(expected) + ": sections follow " + previous +
+          " at the next multiple of " + std::to_string(kPlanSectionAlignment));
+    for (uint64_t p = previousEnd; p < offset; ++p)
+      if (bytes[p] != 0)
+        return invalid("padding byte at offset " + std::to_string(p) +
+                       " before " + name + " is " + std::to_string(bytes[p]) +
+                       ", expected 0");
+    uint32_t computed = crc32(bytes + offset, size);
+    if (computed != s->crc32())
+      return invalid(name + " checksum mismatch: expected " +
+                     hex32(s->crc32()) + ", computed " + hex32(computed));
+    previousEnd = offset + size;
+    previous = name;
+  }
+  if (previousEnd != fileSize)
+    return invalid("the plan has " + std::to_string(fileSize - previousEnd) +
+                   " bytes after the end of " + previous + " at offset " +
+                   std::to_string(previousEnd) + ", expected none");
+  return Status::ok();
+}
+
+/// The step `s` of the manifest as a Step; fails on an unknown kind.
+Status convertStep(uint32_t index, const fb::Step *s, Step &step,
+                   Budget &budget) {
+  std::string where = "step " + std::to_string(index);
+  switch (s->step_type()) {
+  case fb::StepKind::LaunchStep: {
+    const fb::LaunchStep *l = s->step_as_LaunchStep();
+    if (!l)
+      return invalid(where + " is a LaunchStep without data");
+    step.kind = Step::Kind::Launch;
+    step.launch.kernel = l->kernel();
+    step.launch.grid = fromFb(l->grid());
+    step.launch.block = fromFb(l->block());
+    step.launch.sharedMemoryBytes = l->shared_memory_bytes();
+    if (const auto *args = l->args()) {
+      if (args->size() && !isAligned(args->Data(), alignof(fb::KernelArg)))
+        return invalid(where + ": the manifest's argument vector is "
+                               "misaligned");
+      if (!budget.take(args->size(), sizeof(KernelArg)))
+        return overBudget();
+      step.launch.args.reserve(args->size());
+      for (const fb::KernelArg *a : *args) {
+        KernelArg arg;
+        arg.kind = static_cast<KernelArg::Kind>(a->kind());
+        arg.address = fromFb(&a->address());
+        arg.bits = a->bits();
+        step.launch.args.push_back(arg);
+      }
+    }
+    return Status::ok();
+  }
+  case fb::StepKind::CopyStep: {
+    const fb::CopyStep *c = s->step_as_CopyStep();
+    if (!c)
+      return invalid(where + " is a CopyStep without data");
+    step.kind = Step::Kind::Copy;
+    step.copy.dst = fromFb(c->dst());
+    step.copy.src = fromFb(c->src());
+    step.copy.bytes = c->bytes();
+    return Status::ok();
+  }
+  case fb::StepKind::FillStep: {
+    const fb::FillStep *f = s->step_as_FillStep();
+    if (!f)
+      return invalid(where + " is a FillStep without data");
+    step.kind = Step::Kind::Fill;
+    step.fill.dst = fromFb(f->dst());
+    step.fill.bytes = f->bytes();
+    step.fill.value = f->value();
+    return Status::ok();
+  }
+  default:
+    break;
+  }
+  return invalid(where + " has step kind " +
+                 std::to_string(static_cast<int>(s->step_type())) +
+                 ", expected LaunchStep (1), CopyStep (2) or FillStep (3)");
+}
+
+/// Converts the verified manifest and the sections it points to.
+Status convert(const fb::Manifest &m, const unsigned char *bytes,
+               uint64_t manifestSize, PlanContents &plan) {
+  Budget budget(manifestSize);
+  auto text = [&](const flatbuffers::String *s) {
+    return budget.take(s ? s->size() : 0);
+  };
+  const fb::Compatibility *c = m.compatibility();
+  if (!c)
+    return invalid("the manifest has no compatibility record");
+  if (!text(c->kiln_version()) || !text(c->precision()) ||
+      !text(c->build_options()) ||
+      !budget.take(c->archs() ? c->archs()->size() : 0, sizeof(uint32_t)))
+    return overBudget();
+  plan.compatibility.kilnVersion = str(c->kiln_version());
+  if (c->archs())
+    plan.compatibility.archs.assign(c->archs()->begin(), c->archs()->end());
+  plan.compatibility.ptxIsa = c->ptx_isa();
+  plan.compatibility.minDriverVersion = c->min_driver_version();
+  plan.compatibility.precision = str(c->precision());
+  plan.compatibility.buildOptions = str(c->build_options());
+
+  // Sections: each used exactly once, by an image or as the weights.
+  const auto *sections = m.sections();
+  uint32_t sectionCount = sections ? sections->size() : 0;
+  std::vector<int> users(sectionCount, 0);
+  auto sectionName = [&](uint32_t i) {
+    return sectionLabel(i, sections->Get(i));
+  };
+  auto useSection = [&](const std::string &who, int64_t index,
+                        fb::SectionKind kind, std::string &out) -> Status {
+    if (index < 0 || index >= sectionCount)
+      return invalid(who + " refers to section " + std::to_string(index) +
+                     ", but the plan has " + std::to_string(sectionCount) +
+                     " section(s)");
+    const fb::Section *s = sections->Get(static_cast<uint32_t>(index));
+    if (s->kind() != kind)
+      return invalid(who + " refers to " +
+                     sectionName(static_cast<uint32_t>(index)) + " of kind " +
+                     std::to_string(static_cast<int>(s->kind())) +
+                     ", expected " +
+                     (kind == fb::SectionKind::Weights ? "weights (1)"
+                                                       : "kernel image (0)"));
+    if (users[index]++)
+      return invalid(who + " refers to " +
+                     sectionName(static_cast<uint32_t>(index)) +
+                     ", which is already in use");
+    out.assign(reinterpret_cast<const char *>(bytes + s->offset()), s->size());
+    return Status::ok();
+  };
+
+  if (const auto *tensors = m.tensors()) {
+    if (!budget.take(tensors->size(), sizeof(TensorDesc)))
+      return overBudget();
+    plan.tensors.reserve(tensors->size());
+    for (const fb::Tensor *t : *tensors) {
+      if (!text(t->name()) ||
+          !budget.take(t->shape() ? t->shape()->size() : 0, sizeof(int64_t)))
+        return overBudget();
+      TensorDesc desc;
+      desc.name = str(t->name());
+      desc.type = static_cast<DataType>(t->type());
+      if (const auto *shape = t->shape()) {
+        if (shape->size() && !isAligned(shape->Data(), alignof(int64_t)))
+          return invalid("tensor '" + desc.name +
+                         "': the manifest's shape vector is misaligned");
+        desc.shape.assign(shape->begin(), shape->end());
+      }
+      desc.isInput = t->is_input();
+      plan.tensors.push_back(std::move(desc));
+    }
+  }
+  if (const auto *kernels = m.kernels()) {
+    if (!budget.take(kernels->size(), sizeof(KernelDesc)))
+      return overBudget();
+    plan.kernels.reserve(kernels->size());
+    for (const fb::Kernel *k : *kernels) {
+      if (!text(k->name()) || !text(k->tiling()))
+        return overBudget();
+      plan.kernels.push_back({str(k->name()), str(k->tiling())});
+    }
+  }
+  if (const auto *images = m.images()) {
+    // Each image has a section of its own: their bytes are the file's.
+    if (!budget.take(images->size(), sizeof(KernelImage)))
+      return overBudget();
+    plan.images.reserve(images->size());
+    for (uint32_t i = 0; i < images->size(); ++i) {
+      const fb::Image *image = images->Get(i);
+      KernelImage out;
+      out.format = static_cast<KernelImage::Format>(image->format());
+      out.arch = image->arch();
+      if (Status s = useSection("image " + std::to_string(i), image->section(),
+                                fb::SectionKind::KernelImage, out.data);
+          !s)
+        return s;
+      plan.images.push_back(std::move(out));
+    }
+  }
+  if (m.weights_section() != -1)
+    if (Status s = useSection("weights_section", m.weights_section(),
+                              fb::SectionKind::Weights, plan.weights);
+        !s)
+      return s;
+  for (uint32_t i = 0; i < sectionCount; ++i)
+    if (!users[i])
+      return invalid(sectionName(i) +
+                     " is not used by any image or as the weights");
+
+  plan.arenaBytes = m.arena_bytes();
+  if (const auto *steps = m.steps()) {
+    if (!budget.take(steps->size(), sizeof(Step)))
+      return overBudget();
+    plan.steps.resize(steps->size());
+    for (uint32_t i = 0; i < steps->size(); ++i)
+      if (Status s = convertStep(i, steps->Get(i), plan.steps[i], budget); !s)
+        return s;
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+StatusOr<PlanContents> readPlan(const void *data, std::size_t size) {
+  if (!data && size != 0)
+    return Status(StatusCode::InvalidArgument,
+                  "readPlan: data is null but size is " + std::to_string(size));
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  uint64_t manifestSize = 0;
+  if (Status s = checkHeader(bytes, size, manifestSize); !s)
+    return s;
+
+  // FlatBuffers reads scalars in place: give the manifest 8-byte alignment
+  // whatever the caller's buffer has. Its size was checked against the input.
+  std::vector<uint64_t> aligned((manifestSize + 7) / 8);
+  std::memcpy(aligned.data(), bytes + kPlanHeaderSize, manifestSize);
+  const auto *manifestBytes = reinterpret_cast<const uint8_t *>(aligned.data());
+  flatbuffers::Verifier::Options options;
+  // Every table takes at least 4 bytes: the manifest's size bounds the work.
+  options.max_tables = static_cast<flatbuffers::uoffset_t>(manifestSize);
+  flatbuffers::Verifier verifier(manifestBytes, manifestSize, options);
+  if (!fb::VerifyManifestBuffer(verifier))
+    return invalid("the manifest (" + std::to_string(manifestSize) +
+                   " bytes at offset 64) is not a valid FlatBuffer of "
+                   "runtime/schema/plan.fbs with identifier '" +
+                   std::string(kManifestIdentifier) + "'");
+  const fb::Manifest *manifest = fb::GetManifest(manifestBytes);
+
+  if (Status s =
+          checkSections(*manifest, bytes, size, kPlanHeaderSize + manifestSize);
+      !s)
+    return s;
+
+  PlanContents plan;
+  if (Status s = convert(*manifest, bytes, manifestSize, plan); !s)
+    return s;
+  if (Status s = checkPlanContents(plan, StatusCode::InvalidPlan); !s)
+    return s;
+  return plan;
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,256 @@
+//===- GpuTest.cpp - engines on the machine's real GPU ----------*- C++ -*-===//
+//
+// The runtime on the real CUDA driver, when the machine has one (otherwise
+// every test here is skipped with the reason): a plan with hand-written PTX
+// for sm_80, which the driver JIT-compiles for any newer device, run on
+// random data and compared with the same arithmetic on the host; a plan with
+// code only for another architecture, refused before anything is loaded; and
+// PTX that does not compile, reported with the JIT compiler's log.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanTestUtil.h"
+#include "kiln/runtime/Runtime.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace kiln::rt;
+using namespace kiln::rt::test;
+using ::testing::HasSubstr;
+
+namespace {
+
+/// y = x + w (kiln_test_add_f32) and out = alpha * x + beta, fused
+/// (kiln_test_axpb), for i < n.
+const char *const kPtx = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry kiln_test_add_f32(
+    .param .u64 add_a, .param .u64 add_b, .param .u64 add_out,
+    .param .u64 add_n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<12>;
+
+    ld.param.u64 %rd1, [add_a];
+    ld.param.u64 %rd2, [add_b];
+    ld.param.u64 %rd3, [add_out];
+    ld.param.u64 %rd4, [add_n];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd5, %r1, %r2;
+    cvt.u64.u32 %rd6, %r3;
+    add.s64 %rd7, %rd5, %rd6;
+    setp.ge.s64 %p1, %rd7, %rd4;
+    @%p1 bra ADD_DONE;
+    shl.b64 %rd8, %rd7, 2;
+    cvta.to.global.u64 %rd9, %rd1;
+    add.s64 %rd9, %rd9, %rd8;
+    cvta.to.global.u64 %rd10, %rd2;
+    add.s64 %rd10, %rd10, %rd8;
+    cvta.to.global.u64 %rd11, %rd3;
+    add.s64 %rd11, %rd11, %rd8;
+    ld.global.f32 %f1, [%rd9];
+    ld.global.f32 %f2, [%rd10];
+    add.rn.f32 %f3, %f1, %f2;
+    st.global.f32 [%rd11], %f3;
+ADD_DONE:
+    ret;
+}
+
+.visible .entry kiln_test_axpb(
+    .param .u64 axpb_out, .param .u64 axpb_x, .param .f32 axpb_alpha,
+    .param .u32 axpb_beta, .param .u64 axpb_n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<5>;
+    .reg .f32 %f<5>;
+    .reg .b64 %rd<10>;
+
+    ld.param.u64 %rd1, [axpb_out];
+    ld.param.u64 %rd2, [axpb_x];
+    ld.param.f32 %f1, [axpb_alpha];
+    ld.param.u32 %r4, [axpb_beta];
+    ld.param.u64 %rd3, [axpb_n];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd4, %r1, %r2;
+    cvt.u64.u32 %rd5, %r3;
+    add.s64 %rd6, %rd4, %rd5;
+    setp.ge.s64 %p1, %rd6, %rd3;
+    @%p1 bra AXPB_DONE;
+    shl.b64 %rd7, %rd6, 2;
+    cvta.to.global.u64 %rd8, %rd2;
+    add.s64 %rd8, %rd8, %rd7;
+    cvta.to.global.u64 %rd9, %rd1;
+    add.s64 %rd9, %rd9, %rd7;
+    ld.global.f32 %f2, [%rd8];
+    cvt.rn.f32.s32 %f3, %r4;
+    fma.rn.f32 %f4, %f1, %f2, %f3;
+    st.global.f32 [%rd9], %f4;
+AXPB_DONE:
+    ret;
+}
+)";
+
+class GpuEngineTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto runtime = Runtime::create(&logger_);
+    if (!runtime) {
+      StatusCode code = runtime.status().code();
+      ASSERT_TRUE(code == StatusCode::DriverUnavailable ||
+                  code == StatusCode::NoDevice)
+          << runtime.status().toString();
+      GTEST_SKIP() << "no usable CUDA driver here: "
+                   << runtime.status().toString();
+    }
+    runtime_ = std::move(*runtime);
+  }
+
+  StderrLogger logger_{Logger::Severity::Warning};
+  std::unique_ptr<Runtime> runtime_;
+};
+
+/// y = fma(0.5, x + w, -3) through every memory space and step kind.
+PlanContents axpbPlan(int64_t n, const std::vector<float> &w) {
+  PlanContents plan;
+  plan.compatibility.kilnVersion = "test";
+  plan.compatibility.archs = {80};
+  plan.compatibility.ptxIsa = 70;
+  plan.compatibility.minDriverVersion = 11000;
+  plan.compatibility.precision = "fp32";
+  plan.tensors = {{"x", DataType::F32, {n}, true},
+                  {"y", DataType::F32, {n}, false}};
+  plan.kernels = {{"kiln_test_add_f32", ""}, {"kiln_test_axpb", ""}};
+  KernelImage ptx;
+  ptx.format = KernelImage::Format::PTX;
+  ptx.arch = 80;
+  ptx.data = kPtx;
+  plan.images = {ptx};
+  plan.weights.assign(reinterpret_cast<const char *>(w.data()),
+                      w.size() * sizeof(float));
+  uint64_t bytes = static_cast<uint64_t>(n) * 4;
+  plan.arenaBytes = 2 * bytes;
+  uint32_t blocks = static_cast<uint32_t>((n + 255) / 256);
+  plan.steps = {
+      fillStep(arena(0), 2 * bytes, 0),
+      copyStep(arena(0), tensor(0, 0), bytes),
+      launchStep(0, {blocks, 1, 1}, {256, 1, 1},
+                 {pointerArg(arena(0)), pointerArg(weights(0)),
+                  pointerArg(arena(bytes)), i64Arg(n)}),
+      launchStep(1, {blocks, 1, 1}, {256, 1, 1},
+                 {pointerArg(tensor(1, 0)), pointerArg(arena(bytes)),
+                  f32Arg(0.5f), i32Arg(-3), i64Arg(n)}),
+  };
+  return plan;
+}
+
+TEST_F(GpuEngineTest, PtxPlanMatchesTheHost) {
+  const int64_t n = 100003;
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> dist(-1000.0f, 1000.0f);
+  std::vector<float> x(n), w(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = dist(random);
+    w[i] = dist(random);
+  }
+  auto file = writePlan(axpbPlan(n, w));
+  ASSERT_TRUE(file.isOk()) << file.status().toString();
+  auto engine = runtime_->deserializeEngine(file->data(), file->size());
+  ASSERT_TRUE(engine.isOk()) << engine.status().toString();
+  auto context = (*engine)->createExecutionContext();
+  ASSERT_TRUE(context.isOk()) << context.status().toString();
+
+  uint64_t bytes = n * sizeof(float);
+  auto dx = runtime_->allocate(bytes), dy = runtime_->allocate(bytes);
+  ASSERT_TRUE(dx.isOk() && dy.isOk());
+  ASSERT_TRUE(runtime_->copyToDevice(*dx, x.data(), bytes));
+  ASSERT_TRUE(runtime_->memset(*dy, 0xFF, bytes));
+  ASSERT_TRUE((*context)->setTensorAddress("x", *dx));
+  ASSERT_TRUE((*context)->setTensorAddress("y", *dy));
+
+  auto stream = runtime_->createStream();
+  auto start = runtime_->createEvent(), end = runtime_->createEvent();
+  ASSERT_TRUE(stream.isOk() && start.isOk() && end.isOk());
+  ASSERT_TRUE(runtime_->recordEvent(*start, *stream));
+  Status enqueued = (*context)->enqueue(*stream);
+  ASSERT_TRUE(enqueued) << enqueued.toString();
+  ASSERT_TRUE(runtime_->recordEvent(*end, *stream));
+  auto ms = runtime_->elapsedMs(*start, *end);
+  ASSERT_TRUE(ms.isOk()) << ms.status().toString();
+  EXPECT_GE(*ms, 0.0f);
+  ASSERT_TRUE(runtime_->synchronize(*stream));
+
+  std::vector<float> y(n);
+  ASSERT_TRUE(runtime_->copyToHost(y.data(), *dy, bytes));
+  // add.rn and fma.rn are correctly rounded, as are the host's float + and
+  // std::fma: the results must be identical (tolerance 0).
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(y[i], std::fma(0.5f, x[i] + w[i], -3.0f)) << "at " << i;
+
+  // execute() on the context's own stream gives the same.
+  ASSERT_TRUE(runtime_->memset(*dy, 0, bytes));
+  ASSERT_TRUE((*context)->execute());
+  std::vector<float> again(n);
+  ASSERT_TRUE(runtime_->copyToHost(again.data(), *dy, bytes));
+  EXPECT_EQ(again, y);
+
+  EXPECT_TRUE(runtime_->destroyEvent(*start));
+  EXPECT_TRUE(runtime_->destroyEvent(*end));
+  EXPECT_TRUE(runtime_->destroyStream(*stream));
+  runtime_->free(*dx);
+  runtime_->free(*dy);
+}
+
+TEST_F(GpuEngineTest, CodeForAnotherArchitectureIsRefused) {
+  const DeviceInfo &device = runtime_->device();
+  // A cubin for the next major architecture: no device runs it. Its bytes
+  // are garbage, which does not matter: the error comes before loading.
+  uint32_t arch = static_cast<uint32_t>(device.computeCapabilityMajor + 1) * 10;
+  PlanContents plan = axpbPlan(16, std::vector<float>(16, 1.0f));
+  plan.compatibility.archs = {arch};
+  plan.images[0].format = KernelImage::Format::Cubin;
+  plan.images[0].arch = arch;
+  plan.images[0].data = std::string(1000, '\x5A');
+  auto file = writePlan(plan);
+  ASSERT_TRUE(file.isOk()) << file.status().toString();
+  auto engine = runtime_->deserializeEngine(file->data(), file->size());
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_EQ(engine.status().code(), StatusCode::UnsupportedPlan);
+  EXPECT_EQ(engine.status().message(),
+            "plan has code for sm_" + std::to_string(arch) +
+                " (cubin); device " + std::to_string(device.ordinal) + " '" +
+                device.name + "' is " + device.smArch());
+}
+
+TEST_F(GpuEngineTest, BrokenPtxReportsTheJitLog) {
+  PlanContents plan = axpbPlan(16, std::vector<float>(16, 1.0f));
+  plan.kernels = {{"broken", ""}};
+  plan.steps.clear();
+  plan.images[0].data = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                        ".visible .entry broken()\n{\n  bogus.instruction;\n"
+                        "  ret;\n}\n";
+  auto file = writePlan(plan);
+  ASSERT_TRUE(file.isOk()) << file.status().toString();
+  auto engine = runtime_->deserializeEngine(file->data(), file->size());
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_EQ(engine.status().code(), StatusCode::DriverError);
+  EXPECT_THAT(engine.status().message(),
+              HasSubstr("loading the compute_80 PTX (image 0) failed: "
+                        "cuModuleLoadDataEx failed with "
+                        "CUDA_ERROR_INVALID_PTX"));
+  EXPECT_THAT(engine.status().message(), HasSubstr("; JIT log:\n"));
+}
+
+} // namespace

@@ -1,0 +1,643 @@
+//===- PlanTest.cpp - writing and reading plan files ------------*- C++ -*-===//
+//
+// writePlan/readPlan round trips, the file layout (header, aligned sections,
+// checksums), every consistency check writePlan refuses, and readPlan's
+// message for each way a file can be damaged: wrong size, magic, version,
+// checksums, and manifests tampered with and re-checksummed so that the
+// semantic checks (not only the CRCs) are exercised.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanTestUtil.h"
+#include "plan_generated.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace kiln::rt;
+using namespace kiln::rt::test;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+namespace {
+
+std::string writeOrDie(const PlanContents &plan) {
+  auto file = writePlan(plan);
+  EXPECT_TRUE(file.isOk()) << file.status().toString();
+  return file.isOk() ? *file : std::string();
+}
+
+/// The status readPlan gives for `file`, which must be an error.
+Status readError(const std::string &file) {
+  auto plan = readPlan(file.data(), file.size());
+  EXPECT_FALSE(plan.isOk()) << "readPlan accepted a bad plan";
+  return plan.isOk() ? Status() : plan.status();
+}
+
+fb::Manifest *mutableManifest(std::string &file) {
+  return fb::GetMutableManifest(&file[64]);
+}
+
+TEST(Crc32, ReferenceMatchesTheStandardCheckValue) {
+  EXPECT_EQ(referenceCrc32("123456789", 9), 0xCBF43926u);
+  EXPECT_EQ(referenceCrc32("", 0), 0u);
+}
+
+TEST(PlanDataTypes, SizesAndNames) {
+  EXPECT_EQ(dataTypeBytes(DataType::F32), 4);
+  EXPECT_EQ(dataTypeBytes(DataType::F16), 2);
+  EXPECT_EQ(dataTypeBytes(DataType::BF16), 2);
+  EXPECT_EQ(dataTypeBytes(DataType::I8), 1);
+  EXPECT_EQ(dataTypeBytes(DataType::I32), 4);
+  EXPECT_EQ(dataTypeBytes(DataType::I64), 8);
+  EXPECT_EQ(dataTypeBytes(DataType::Bool), 1);
+  EXPECT_STREQ(dataTypeName(DataType::BF16), "bf16");
+  EXPECT_STREQ(dataTypeName(DataType::Bool), "bool");
+  TensorDesc t{"t", DataType::F16, {2, 3, 5}, true};
+  EXPECT_EQ(t.numElements(), 30);
+  EXPECT_EQ(t.numBytes(), 60);
+  TensorDesc scalar{"s", DataType::I64, {}, true};
+  EXPECT_EQ(scalar.numBytes(), 8);
+}
+
+TEST(PlanRoundTrip, EveryFeatureSurvives) {
+  PlanContents plan = makeFullPlan();
+  std::string file = writeOrDie(plan);
+  auto read = readPlan(file.data(), file.size());
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  std::string difference;
+  EXPECT_TRUE(plansEqual(plan, *read, difference)) << difference;
+  // Deterministic: the same plan gives the same bytes.
+  EXPECT_EQ(writeOrDie(*read), file);
+}
+
+TEST(PlanRoundTrip, EmptyPlan) {
+  PlanContents plan;
+  std::string file = writeOrDie(plan);
+  auto read = readPlan(file.data(), file.size());
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  std::string difference;
+  EXPECT_TRUE(plansEqual(plan, *read, difference)) << difference;
+}
+
+TEST(PlanRoundTrip, LargePlan) {
+  PlanContents plan;
+  for (int i = 0; i < 3000; ++i)
+    plan.tensors.push_back(
+        {"t" + std::to_string(i), DataType::F32, {1}, i % 2 == 0});
+  plan.arenaBytes = 20000;
+  for (uint64_t i = 0; i < 20000; ++i)
+    plan.steps.push_back(fillStep(arena(i), 1, static_cast<uint8_t>(i)));
+  std::string file = writeOrDie(plan);
+  auto read = readPlan(file.data(), file.size());
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  std::string difference;
+  EXPECT_TRUE(plansEqual(plan, *read, difference)) << difference;
+}
+
+TEST(PlanRoundTrip, ReadsFromAnUnalignedBuffer) {
+  std::string file = writeOrDie(makeFullPlan());
+  std::string shifted = "x" + file;
+  auto read = readPlan(shifted.data() + 1, file.size());
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+}
+
+TEST(PlanLayout, HeaderSectionsAndChecksums) {
+  PlanContents plan = makeFullPlan();
+  std::string file = writeOrDie(plan);
+  ASSERT_GE(file.size(), 64u);
+  EXPECT_EQ(file.substr(0, 8), "KILNPLAN");
+  EXPECT_EQ(readLE32(file, 8), kPlanFormatMajor);
+  EXPECT_EQ(readLE32(file, 12), kPlanFormatMinor);
+  EXPECT_EQ(readLE64(file, 16), file.size());
+  EXPECT_EQ(readLE64(file, 24), 64u);
+  uint64_t manifestSize = readLE64(file, 32);
+  EXPECT_EQ(readLE32(file, 40),
+            referenceCrc32(file.data() + 64, file.size() - 64));
+  EXPECT_EQ(readLE32(file, 44), referenceCrc32(file.data(), 44));
+  EXPECT_EQ(file.substr(48, 16), std::string(16, '\0'));
+
+  const fb::Manifest *m = fb::GetManifest(file.data() + 64);
+  ASSERT_NE(m->sections(), nullptr);
+  ASSERT_EQ(m->sections()->size(), 3u);
+  EXPECT_EQ(m->weights_section(), 2);
+  uint64_t previousEnd = 64 + manifestSize;
+  for (uint32_t i = 0; i < 3; ++i) {
+    const fb::Section *s = m->sections()->Get(i);
+    EXPECT_EQ(s->offset() % kPlanSectionAlignment, 0u);
+    EXPECT_GE(s->offset(), previousEnd);
+    EXPECT_LT(s->offset() - previousEnd, kPlanSectionAlignment);
+    EXPECT_EQ(file.substr(previousEnd, s->offset() - previousEnd),
+              std::string(s->offset() - previousEnd, '\0'));
+    EXPECT_EQ(s->crc32(), referenceCrc32(file.data() + s->offset(), s->size()));
+    previousEnd = s->offset() + s->size();
+  }
+  EXPECT_EQ(m->sections()->Get(0)->name()->str(), "image0");
+  EXPECT_EQ(m->sections()->Get(2)->name()->str(), "weights");
+  EXPECT_EQ(m->sections()->Get(2)->size(), plan.weights.size());
+  EXPECT_EQ(previousEnd, file.size());
+}
+
+//===----------------------------------------------------------------------===//
+// writePlan refuses inconsistent plans
+//===----------------------------------------------------------------------===//
+
+struct BadPlanCase {
+  const char *name;
+  std::function<void(PlanContents &)> damage;
+  const char *message;
+};
+
+const BadPlanCase kBadPlans[] = {
+    {"tensor without name", [](PlanContents &p) { p.tensors[1].name = ""; },
+     "tensor 1 has no name"},
+    {"duplicate tensor names", [](PlanContents &p) { p.tensors[4].name = "x"; },
+     "tensors 0 and 4 are both named 'x'"},
+    {"bad data type",
+     [](PlanContents &p) { p.tensors[0].type = static_cast<DataType>(42); },
+     "tensor 'x' has data type 42, expected one of f32, f16, bf16, i8, i32, "
+     "i64, bool"},
+    {"negative dimension",
+     [](PlanContents &p) {
+       p.tensors[0].shape = {2, -3};
+     },
+     "tensor 'x' has dimension -3 at index 1 of shape [2,-3], expected >= 0"},
+    {"overflowing shape",
+     [](PlanContents &p) {
+       p.tensors[0].shape = {int64_t(1) << 31, int64_t(1) << 31};
+     },
+     "tensor 'x' of shape [2147483648,2147483648] and type f32 is too large"},
+    {"kernel without name", [](PlanContents &p) { p.kernels[1].name = ""; },
+     "kernel 1 has no name"},
+    {"kernels without image", [](PlanContents &p) { p.images.clear(); },
+     "the plan has 2 kernel(s) but no kernel image"},
+    {"bad image format",
+     [](PlanContents &p) {
+       p.images[1].format = static_cast<KernelImage::Format>(5);
+     },
+     "image 1 has format 5, expected PTX (0) or cubin (1)"},
+    {"image arch 0", [](PlanContents &p) { p.images[0].arch = 0; },
+     "image 0 has arch 0"},
+    {"empty image", [](PlanContents &p) { p.images[1].data.clear(); },
+     "image 1 (sm_90 cubin) has no bytes"},
+    {"image arch not listed",
+     [](PlanContents &p) { p.compatibility.archs = {80}; },
+     "image 1 (sm_90 cubin): arch 90 is not listed in compatibility.archs "
+     "[80]"},
+    {"duplicate image",
+     [](PlanContents &p) { p.images.push_back(p.images[1]); },
+     "images 1 and 2 are both sm_90 cubin"},
+    {"bad step kind",
+     [](PlanContents &p) { p.steps[5].kind = static_cast<Step::Kind>(9); },
+     "step 5 has kind 9, expected launch (0), copy (1) or fill (2)"},
+    {"kernel index out of range",
+     [](PlanContents &p) { p.steps[2].launch.kernel = 2; },
+     "step 2 (launch): kernel index 2 is out of range: the plan has 2 "
+     "kernel(s)"},
+    {"zero grid",
+     [](PlanContents &p) {
+       p.steps[2].launch.grid = {98, 0, 1};
+     },
+     "step 2 (launch 'k0_generic'): grid (98,0,1) has y = 0, expected "
+     "1..65535"},
+    {"grid too large",
+     [](PlanContents &p) {
+       p.steps[2].launch.grid = {1, 1, 65536};
+     },
+     "grid (1,1,65536) has z = 65536, expected 1..65535"},
+    {"zero block",
+     [](PlanContents &p) {
+       p.steps[2].launch.block = {0, 1, 1};
+     },
+     "block (0,1,1) has x = 0, expected 1..1024"},
+    {"block z too large",
+     [](PlanContents &p) {
+       p.steps[2].launch.block = {1, 1, 65};
+     },
+     "block (1,1,65) has z = 65, expected 1..64"},
+    {"too many threads",
+     [](PlanContents &p) {
+       p.steps[2].launch.block = {32, 32, 2};
+     },
+     "step 2 (launch 'k0_generic'): block (32,32,2) has 2048 threads, "
+     "expected at most 1024"},
+    {"bad arg kind",
+     [](PlanContents &p) {
+       p.steps[2].launch.args[3].kind = static_cast<KernelArg::Kind>(4);
+     },
+     "step 2 (launch 'k0_generic') arg 3 has kind 4, expected pointer (0), "
+     "i32 (1), i64 (2) or f32 (3)"},
+    {"bad memory space",
+     [](PlanContents &p) {
+       p.steps[2].launch.args[0].address.space = static_cast<MemorySpace>(3);
+     },
+     "step 2 (launch 'k0_generic') arg 0: memory space 3 is not arena (0), "
+     "weights (1) or tensor (2)"},
+    {"tensor index out of range",
+     [](PlanContents &p) { p.steps[2].launch.args[2].address.index = 7; },
+     "step 2 (launch 'k0_generic') arg 2: tensor index 7 is out of range: "
+     "the plan has 7 tensor(s)"},
+    {"arena address with index",
+     [](PlanContents &p) { p.steps[2].launch.args[0].address.index = 1; },
+     "arg 0: arena address has index 1, expected 0"},
+    {"pointer past the end",
+     [](PlanContents &p) { p.steps[3].launch.args[1].address.offset = 1001; },
+     "step 3 (launch 'k1_reduce') arg 1: pointer weights+1001 is past the "
+     "end of the weights (1000 bytes)"},
+    {"copy out of the arena",
+     [](PlanContents &p) { p.steps[1].copy.dst.offset = 4090; },
+     "step 1 (copy): destination range [arena+4090, +96 bytes) is outside "
+     "the arena (4096 bytes)"},
+    {"copy out of a tensor",
+     [](PlanContents &p) { p.steps[1].copy.src.offset = 8; },
+     "step 1 (copy): source range [tensor0+8, +96 bytes) is outside tensor "
+     "0 'x' (96 bytes)"},
+    {"copy range overflows",
+     [](PlanContents &p) {
+       p.steps[1].copy.dst.offset = UINT64_MAX;
+       p.steps[1].copy.bytes = 2;
+     },
+     "step 1 (copy): destination range [arena+18446744073709551615, +2 "
+     "bytes) is outside the arena"},
+    {"overlapping copy",
+     [](PlanContents &p) { p.steps[1] = copyStep(arena(0), arena(64), 96); },
+     "step 1 (copy): source [arena+64, +96 bytes) and destination [arena+0, "
+     "+96 bytes) overlap"},
+    {"copy into the weights",
+     [](PlanContents &p) { p.steps[1] = copyStep(weights(0), arena(0), 8); },
+     "step 1 (copy): the destination weights+0 is in the weights, which "
+     "steps may not write"},
+    {"fill out of range", [](PlanContents &p) { p.steps[5].fill.bytes = 2; },
+     "step 5 (fill): destination range [tensor5+0, +2 bytes) is outside "
+     "tensor 5 'scalar' (1 bytes)"},
+    {"fill into the weights",
+     [](PlanContents &p) { p.steps[0] = fillStep(weights(8), 8, 0); },
+     "step 0 (fill): the destination weights+8 is in the weights"},
+};
+
+TEST(PlanWrite, RefusesInconsistentPlans) {
+  for (const BadPlanCase &c : kBadPlans) {
+    SCOPED_TRACE(c.name);
+    PlanContents plan = makeFullPlan();
+    c.damage(plan);
+    auto file = writePlan(plan);
+    ASSERT_FALSE(file.isOk());
+    EXPECT_EQ(file.status().code(), StatusCode::InvalidArgument);
+    EXPECT_THAT(file.status().message(), HasSubstr(c.message));
+    Status verified = verifyPlan(plan);
+    EXPECT_EQ(verified.code(), StatusCode::InvalidArgument);
+    EXPECT_EQ(verified.message(), file.status().message());
+  }
+}
+
+TEST(PlanWrite, AcceptsEdgeCases) {
+  PlanContents plan = makeFullPlan();
+  // A pointer one past the end, a zero-byte copy at the end of a space.
+  plan.steps.push_back(copyStep(arena(4096), tensor(3, 0), 0));
+  plan.steps.push_back(launchStep(0, {0x7FFFFFFF, 65535, 65535}, {1024, 1, 1},
+                                  {pointerArg(arena(4096))}));
+  EXPECT_TRUE(verifyPlan(plan).isOk()) << verifyPlan(plan).toString();
+  EXPECT_TRUE(writePlan(plan).isOk());
+}
+
+//===----------------------------------------------------------------------===//
+// readPlan: damaged files
+//===----------------------------------------------------------------------===//
+
+TEST(PlanRead, EmptyAndShort) {
+  Status empty = readError("");
+  EXPECT_EQ(empty.code(), StatusCode::InvalidPlan);
+  EXPECT_EQ(empty.message(),
+            "plan is empty: 0 bytes, expected at least the 64-byte header");
+  Status shortPlan = readError(std::string("KILNPLAN\x01\x02", 10));
+  EXPECT_EQ(shortPlan.message(),
+            "plan is too short: 10 bytes, expected at least the 64-byte "
+            "header");
+  auto null = readPlan(nullptr, 5);
+  ASSERT_FALSE(null.isOk());
+  EXPECT_EQ(null.status().code(), StatusCode::InvalidArgument);
+}
+
+TEST(PlanRead, BadMagic) {
+  std::string file = writeOrDie(makeSmallPlan());
+  file[7] = 'X';
+  file[0] = '\x7f';
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_THAT(
+      s.message(),
+      StartsWith("bad magic: expected 'KILNPLAN', found '\\x7fILNPLAX'"));
+}
+
+TEST(PlanRead, HeaderChecksum) {
+  std::string file = writeOrDie(makeSmallPlan());
+  file[20] ^= 1; // the file size, without fixing the header CRC
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_THAT(s.message(), StartsWith("header checksum mismatch: expected 0x"));
+  EXPECT_THAT(s.message(), HasSubstr(", computed 0x"));
+}
+
+TEST(PlanRead, ReservedBytes) {
+  std::string file = writeOrDie(makeSmallPlan());
+  file[50] = 3;
+  EXPECT_EQ(readError(file).message(),
+            "reserved header byte at offset 50 is 3, expected 0");
+}
+
+TEST(PlanRead, NewerMajorVersion) {
+  std::string file = writeOrDie(makeSmallPlan());
+  writeLE32(file, 8, 2);
+  fixHeaderCrc(file);
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
+  EXPECT_THAT(s.message(),
+              StartsWith("plan format 2.0 is newer than this runtime's 1.0"));
+}
+
+TEST(PlanRead, NewerMinorVersion) {
+  std::string file = writeOrDie(makeSmallPlan());
+  writeLE32(file, 12, 1);
+  fixHeaderCrc(file);
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
+  EXPECT_THAT(s.message(),
+              StartsWith("plan format 1.1 is newer than this runtime's 1.0"));
+}
+
+TEST(PlanRead, OlderMajorVersion) {
+  std::string file = writeOrDie(makeSmallPlan());
+  writeLE32(file, 8, 0);
+  writeLE32(file, 12, 9);
+  fixHeaderCrc(file);
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
+  EXPECT_THAT(s.message(),
+              StartsWith("plan format 0.9 is older than this runtime's 1.0, "
+                         "which reads only format 1.x"));
+}
+
+TEST(PlanRead, WrongFileSize) {
+  std::string file = writeOrDie(makeSmallPlan());
+  std::string size = std::to_string(file.size());
+  std::string truncated = file.substr(0, file.size() - 100);
+  EXPECT_EQ(readError(truncated).message(),
+            "plan is truncated: header says " + size + " bytes, file has " +
+                std::to_string(file.size() - 100));
+  EXPECT_EQ(readError(file + "junk").message(),
+            "plan has trailing bytes: header says " + size +
+                " bytes, file has " + std::to_string(file.size() + 4));
+}
+
+TEST(PlanRead, ManifestOutOfRange) {
+  std::string file = writeOrDie(makeSmallPlan());
+  std::string patched = file;
+  writeLE64(patched, 24, 128);
+  fixHeaderCrc(patched);
+  EXPECT_EQ(readError(patched).message(),
+            "manifest offset is 128, expected 64 (right after the header)");
+  patched = file;
+  writeLE64(patched, 32, file.size());
+  fixHeaderCrc(patched);
+  EXPECT_EQ(readError(patched).message(),
+            "manifest [64, +" + std::to_string(file.size()) +
+                " bytes) extends past the end of the " +
+                std::to_string(file.size()) + "-byte plan");
+}
+
+TEST(PlanRead, BodyChecksum) {
+  std::string file = writeOrDie(makeSmallPlan());
+  file[file.size() - 1] ^= 0x10; // the last weights byte
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_THAT(s.message(), StartsWith("body checksum mismatch: expected 0x"));
+}
+
+TEST(PlanRead, SectionChecksum) {
+  std::string file = writeOrDie(makeFullPlan());
+  const fb::Section *weights = fb::GetManifest(&file[64])->sections()->Get(2);
+  uint32_t stored = weights->crc32();
+  file[weights->offset() + 10] ^= 0x10;
+  uint32_t computed =
+      referenceCrc32(file.data() + weights->offset(), weights->size());
+  fixCrcs(file);
+  char expected[128];
+  std::snprintf(expected, sizeof(expected),
+                "section 2 'weights' checksum mismatch: expected 0x%08x, "
+                "computed 0x%08x",
+                stored, computed);
+  EXPECT_EQ(readError(file).message(), expected);
+}
+
+TEST(PlanRead, NonZeroPadding) {
+  std::string file = writeOrDie(makeFullPlan());
+  const fb::Section *image1 = fb::GetManifest(&file[64])->sections()->Get(1);
+  uint64_t padding = image1->offset() - 1;
+  file[padding] = 1;
+  fixCrcs(file);
+  EXPECT_EQ(readError(file).message(),
+            "padding byte at offset " + std::to_string(padding) +
+                " before section 1 'image1' is 1, expected 0");
+}
+
+TEST(PlanRead, ManifestThatIsNotAFlatBuffer) {
+  std::string file = writeOrDie(makeSmallPlan());
+  writeLE32(file, 64, 0x7FFFFFF0); // the root table offset
+  fixCrcs(file);
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_THAT(s.message(), HasSubstr("is not a valid FlatBuffer of "
+                                     "runtime/schema/plan.fbs"));
+}
+
+/// A plan file around a manifest built by hand: no sections.
+std::string wrapManifest(const flatbuffers::FlatBufferBuilder &b) {
+  std::string file(64, '\0');
+  file.append(reinterpret_cast<const char *>(b.GetBufferPointer()),
+              b.GetSize());
+  file.replace(0, 8, "KILNPLAN");
+  writeLE32(file, 8, kPlanFormatMajor);
+  writeLE32(file, 12, kPlanFormatMinor);
+  writeLE64(file, 16, file.size());
+  writeLE64(file, 24, 64);
+  writeLE64(file, 32, b.GetSize());
+  fixCrcs(file);
+  return file;
+}
+
+TEST(PlanRead, HandBuiltManifest) {
+  flatbuffers::FlatBufferBuilder b;
+  auto kernel = fb::CreateKernel(b, b.CreateString("k"));
+  auto manifest = fb::CreateManifest(
+      b, fb::CreateCompatibility(b, b.CreateString("hand")), 0, 0,
+      b.CreateVector(std::vector<flatbuffers::Offset<fb::Kernel>>{kernel}));
+  b.Finish(manifest, "KPLM");
+  // Everything but the kernel image is there: the semantic checks run.
+  EXPECT_EQ(readError(wrapManifest(b)).message(),
+            "the plan has 1 kernel(s) but no kernel image");
+}
+
+TEST(PlanRead, SharedTablesCannotAmplify) {
+  // 100000 steps that all point at one launch with 2000 arguments: a
+  // 0.5 MB manifest that would convert to 6.4 GB of arguments.
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<fb::KernelArg> args(
+      2000, fb::KernelArg(fb::ArgKind::I64, fb::Address(), 0));
+  fb::Dim3 one(1, 1, 1);
+  auto launch =
+      fb::CreateLaunchStep(b, 0, &one, &one, 0, b.CreateVectorOfStructs(args));
+  auto step = fb::CreateStep(b, fb::StepKind::LaunchStep, launch.Union());
+  std::vector<flatbuffers::Offset<fb::Step>> steps(100000, step);
+  auto kernel = fb::CreateKernel(b, b.CreateString("k"));
+  auto manifest = fb::CreateManifest(
+      b, fb::CreateCompatibility(b), 0, 0,
+      b.CreateVector(std::vector<flatbuffers::Offset<fb::Kernel>>{kernel}), 0,
+      -1, 0, b.CreateVector(steps));
+  b.Finish(manifest, "KPLM");
+  Status s = readError(wrapManifest(b));
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_THAT(s.message(), HasSubstr("the manifest describes more data than "
+                                     "it holds"));
+}
+
+/// A manifest change, re-checksummed, and the message readPlan must give.
+struct TamperCase {
+  const char *name;
+  std::function<void(fb::Manifest &)> tamper;
+  const char *message;
+};
+
+fb::LaunchStep &launchAt(fb::Manifest &m, uint32_t step) {
+  return *const_cast<fb::LaunchStep *>(
+      m.mutable_steps()->GetMutableObject(step)->step_as_LaunchStep());
+}
+fb::CopyStep &copyAt(fb::Manifest &m, uint32_t step) {
+  return *const_cast<fb::CopyStep *>(
+      m.mutable_steps()->GetMutableObject(step)->step_as_CopyStep());
+}
+
+/// Generated code has no mutator for a union's type field.
+bool setStepType(fb::Manifest &m, uint32_t step, uint8_t type) {
+  auto *table = reinterpret_cast<flatbuffers::Table *>(
+      m.mutable_steps()->GetMutableObject(step));
+  return table->SetField<uint8_t>(fb::Step::VT_STEP_TYPE, type);
+}
+
+const TamperCase kTamperCases[] = {
+    {"kernel index out of range",
+     [](fb::Manifest &m) { ASSERT_TRUE(launchAt(m, 2).mutate_kernel(7)); },
+     "step 2 (launch): kernel index 7 is out of range: the plan has 2 "
+     "kernel(s)"},
+    {"copy range out of the arena",
+     [](fb::Manifest &m) { ASSERT_TRUE(copyAt(m, 1).mutate_bytes(100000)); },
+     "step 1 (copy): destination range [arena+512, +100000 bytes) is "
+     "outside the arena (4096 bytes)"},
+    {"arena shrunk under a copy",
+     [](fb::Manifest &m) { ASSERT_TRUE(m.mutate_arena_bytes(600)); },
+     "step 1 (copy): destination range [arena+512, +96 bytes) is outside "
+     "the arena (600 bytes)"},
+    {"tensor index out of range",
+     [](fb::Manifest &m) {
+       auto *args = launchAt(m, 2).mutable_args();
+       args->GetMutableObject(2)->mutable_address().mutate_index(9);
+     },
+     "step 2 (launch 'k0_generic') arg 2: tensor index 9 is out of range"},
+    {"copy from past the end of a tensor",
+     [](fb::Manifest &m) { copyAt(m, 1).mutable_src()->mutate_offset(1); },
+     "step 1 (copy): source range [tensor0+1, +96 bytes) is outside tensor "
+     "0 'x' (96 bytes)"},
+    {"unknown data type",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(m.mutable_tensors()->GetMutableObject(2)->mutate_type(
+           static_cast<fb::DataType>(200)));
+     },
+     "tensor 'indices' has data type 200"},
+    {"negative dimension",
+     [](fb::Manifest &m) {
+       m.mutable_tensors()->GetMutableObject(0)->mutable_shape()->Mutate(1, -3);
+     },
+     "tensor 'x' has dimension -3 at index 1 of shape [2,-3,4]"},
+    {"unknown memory space",
+     [](fb::Manifest &m) {
+       copyAt(m, 4).mutable_dst()->mutate_space(
+           static_cast<fb::MemorySpace>(9));
+     },
+     "step 4 (copy): destination: memory space 9 is not arena (0), weights "
+     "(1) or tensor (2)"},
+    {"block too large",
+     [](fb::Manifest &m) { launchAt(m, 3).mutable_block()->mutate_x(256); },
+     "step 3 (launch 'k1_reduce'): block (256,4,2) has 2048 threads, "
+     "expected at most 1024"},
+    {"step without data",
+     [](fb::Manifest &m) { ASSERT_TRUE(setStepType(m, 0, 0)); },
+     "step 0 has step kind 0, expected LaunchStep (1), CopyStep (2) or "
+     "FillStep (3)"},
+    {"unknown step kind",
+     [](fb::Manifest &m) { ASSERT_TRUE(setStepType(m, 3, 77)); },
+     "step 3 has step kind 77, expected LaunchStep (1), CopyStep (2) or "
+     "FillStep (3)"},
+    {"image points at the weights section",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(m.mutable_images()->GetMutableObject(0)->mutate_section(2));
+     },
+     "image 0 refers to section 2 'weights' of kind 1, expected kernel image "
+     "(0)"},
+    {"image section out of range",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(m.mutable_images()->GetMutableObject(1)->mutate_section(3));
+     },
+     "image 1 refers to section 3, but the plan has 3 section(s)"},
+    {"two images share a section",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(m.mutable_images()->GetMutableObject(1)->mutate_section(0));
+     },
+     "image 1 refers to section 0 'image0', which is already in use"},
+    {"weights section out of range",
+     [](fb::Manifest &m) { ASSERT_TRUE(m.mutate_weights_section(5)); },
+     "weights_section refers to section 5, but the plan has 3 section(s)"},
+    {"unused section",
+     [](fb::Manifest &m) { ASSERT_TRUE(m.mutate_weights_section(-1)); },
+     "section 2 'weights' is not used by any image or as the weights"},
+    {"misaligned section",
+     [](fb::Manifest &m) {
+       auto *s = m.mutable_sections()->GetMutableObject(1);
+       ASSERT_TRUE(s->mutate_offset(s->offset() + 8));
+     },
+     "section 1 'image1' starts at offset"},
+    {"section past the end",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(m.mutable_sections()->GetMutableObject(2)->mutate_size(
+           uint64_t(1) << 40));
+     },
+     "section 2 'weights' ["},
+    {"overlapping sections",
+     [](fb::Manifest &m) {
+       auto *s = m.mutable_sections()->GetMutableObject(1);
+       ASSERT_TRUE(s->mutate_offset(s->offset() - 256));
+     },
+     "section 1 'image1' starts at offset"},
+    {"image arch not listed",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(m.mutable_images()->GetMutableObject(1)->mutate_arch(100));
+     },
+     "image 1 (sm_100 cubin): arch 100 is not listed in compatibility.archs "
+     "[80,90]"},
+};
+
+TEST(PlanRead, TamperedManifestsWithValidChecksums) {
+  const std::string original = writeOrDie(makeFullPlan());
+  for (const TamperCase &c : kTamperCases) {
+    SCOPED_TRACE(c.name);
+    std::string file = original;
+    c.tamper(*mutableManifest(file));
+    ASSERT_NE(file, original) << "the tampering changed nothing";
+    fixCrcs(file);
+    Status s = readError(file);
+    EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+    EXPECT_THAT(s.message(), HasSubstr(c.message));
+  }
+}
+
+} // namespace

@@ -1,0 +1,284 @@
+//===- PlanTestUtil.cpp - plans and plan-file helpers for tests -*- C++ -*-===//
+//
+// See PlanTestUtil.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanTestUtil.h"
+
+#include <cstring>
+
+namespace kiln::rt::test {
+
+uint32_t referenceCrc32(const void *data, size_t size) {
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < size; ++i) {
+    crc ^= bytes[i];
+    for (int bit = 0; bit < 8; ++bit)
+      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+Address arena(uint64_t offset) { return {MemorySpace::Arena, 0, offset}; }
+Address weights(uint64_t offset) { return {MemorySpace::Weights, 0, offset}; }
+Address tensor(uint32_t index, uint64_t offset) {
+  return {MemorySpace::Tensor, index, offset};
+}
+
+KernelArg pointerArg(Address address) {
+  KernelArg arg;
+  arg.kind = KernelArg::Kind::Pointer;
+  arg.address = address;
+  return arg;
+}
+KernelArg i32Arg(int32_t value) {
+  KernelArg arg;
+  arg.kind = KernelArg::Kind::I32;
+  arg.bits = static_cast<uint32_t>(value);
+  return arg;
+}
+KernelArg i64Arg(int64_t value) {
+  KernelArg arg;
+  arg.kind = KernelArg::Kind::I64;
+  arg.bits = static_cast<uint64_t>(value);
+  return arg;
+}
+KernelArg f32Arg(float value) {
+  KernelArg arg;
+  arg.kind = KernelArg::Kind::F32;
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  arg.bits = bits;
+  return arg;
+}
+
+Step launchStep(uint32_t kernel, std::array<uint32_t, 3> grid,
+                std::array<uint32_t, 3> block, std::vector<KernelArg> args,
+                uint32_t sharedMemoryBytes) {
+  Step step;
+  step.kind = Step::Kind::Launch;
+  step.launch.kernel = kernel;
+  step.launch.grid = grid;
+  step.launch.block = block;
+  step.launch.args = std::move(args);
+  step.launch.sharedMemoryBytes = sharedMemoryBytes;
+  return step;
+}
+Step copyStep(Address dst, Address src, uint64_t bytes) {
+  Step step;
+  step.kind = Step::Kind::Copy;
+  step.copy = {dst, src, bytes};
+  return step;
+}
+Step fillStep(Address dst, uint64_t bytes, uint8_t value) {
+  Step step;
+  step.kind = Step::Kind::Fill;
+  step.fill.dst = dst;
+  step.fill.bytes = bytes;
+  step.fill.value = value;
+  return step;
+}
+
+PlanContents makeFullPlan() {
+  PlanContents plan;
+  plan.compatibility.kilnVersion = "0.1.0-test";
+  plan.compatibility.archs = {80, 90};
+  plan.compatibility.ptxIsa = 80;
+  plan.compatibility.minDriverVersion = 12000;
+  plan.compatibility.precision = "fp32";
+  plan.compatibility.buildOptions = "--kiln-tile=256 --kiln-stages=1";
+
+  auto add = [&](const char *name, DataType type, std::vector<int64_t> shape,
+                 bool isInput) {
+    TensorDesc t;
+    t.name = name;
+    t.type = type;
+    t.shape = std::move(shape);
+    t.isInput = isInput;
+    plan.tensors.push_back(t);
+  };
+  add("x", DataType::F32, {2, 3, 4}, true);   // 0: 96 bytes
+  add("mask", DataType::Bool, {5}, true);     // 1: 5 bytes
+  add("indices", DataType::I64, {2}, true);   // 2: 16 bytes
+  add("empty", DataType::F16, {0, 7}, false); // 3: 0 bytes
+  add("y", DataType::BF16, {3, 4}, false);    // 4: 24 bytes
+  add("scalar", DataType::I8, {}, false);     // 5: 1 byte
+  add("counts", DataType::I32, {4}, false);   // 6: 16 bytes
+
+  plan.kernels = {{"k0_generic", "tile=[256] threads=[256] stages=1"},
+                  {"k1_reduce", ""}};
+
+  KernelImage ptx;
+  ptx.format = KernelImage::Format::PTX;
+  ptx.arch = 80;
+  ptx.data = "// kiln-fake-module\n.version 8.0\n.target sm_80\n"
+             ".entry k0_generic() { ret; }\n.entry k1_reduce() { ret; }\n";
+  KernelImage cubin;
+  cubin.format = KernelImage::Format::Cubin;
+  cubin.arch = 90;
+  for (int i = 0; i < 300; ++i)
+    cubin.data.push_back(static_cast<char>(i * 7 % 256)); // NULs included
+  plan.images = {ptx, cubin};
+
+  for (int i = 0; i < 1000; ++i)
+    plan.weights.push_back(static_cast<char>((i * 131 + 17) % 256));
+  plan.arenaBytes = 4096;
+
+  plan.steps = {
+      fillStep(arena(0), 512, 0xAB),
+      copyStep(arena(512), tensor(0, 0), 96),
+      launchStep(0, {98, 2, 1}, {256, 1, 1},
+                 {pointerArg(arena(512)), pointerArg(weights(16)),
+                  pointerArg(tensor(4, 0)), i32Arg(-7),
+                  i64Arg(int64_t(1) << 40), f32Arg(1.5f)},
+                 1024),
+      launchStep(1, {1, 1, 1}, {32, 4, 2},
+                 {pointerArg(tensor(3, 0)), pointerArg(weights(1000)),
+                  pointerArg(tensor(1, 5))}),
+      copyStep(tensor(6, 0), weights(0), 16),
+      fillStep(tensor(5, 0), 1, 0xFF),
+      launchStep(1, {7, 1, 1}, {1, 1, 1}, {}),
+      copyStep(tensor(2, 0), arena(4080), 16),
+  };
+  return plan;
+}
+
+PlanContents makeSmallPlan() {
+  PlanContents plan;
+  plan.compatibility.kilnVersion = "0.1.0";
+  plan.compatibility.archs = {80};
+  plan.compatibility.ptxIsa = 80;
+  plan.compatibility.minDriverVersion = 12000;
+  plan.compatibility.precision = "fp32";
+  TensorDesc in{"in", DataType::F32, {16}, true};
+  TensorDesc out{"out", DataType::F32, {16}, false};
+  plan.tensors = {in, out};
+  plan.kernels = {{"k_a", "tile=[64]"}, {"k_b", ""}};
+  KernelImage image;
+  image.format = KernelImage::Format::PTX;
+  image.arch = 80;
+  image.data = "// kiln-fake-module k_a(p,p,i64) k_b(p,f32)\n";
+  plan.images = {image};
+  for (int i = 0; i < 64; ++i)
+    plan.weights.push_back(static_cast<char>(i));
+  plan.arenaBytes = 256;
+  plan.steps = {
+      fillStep(arena(0), 64, 0),
+      copyStep(arena(64), tensor(0, 0), 64),
+      launchStep(0, {1, 1, 1}, {64, 1, 1},
+                 {pointerArg(arena(64)), pointerArg(weights(0)), i64Arg(16)}),
+      launchStep(1, {1, 1, 1}, {64, 1, 1},
+                 {pointerArg(arena(64)), f32Arg(2.0f)}),
+      copyStep(tensor(1, 0), arena(64), 64),
+  };
+  return plan;
+}
+
+namespace {
+bool sameAddress(const Address &a, const Address &b) {
+  return a.space == b.space && a.index == b.index && a.offset == b.offset;
+}
+} // namespace
+
+bool plansEqual(const PlanContents &a, const PlanContents &b,
+                std::string &difference) {
+  auto differ = [&](const std::string &what) {
+    difference = what;
+    return false;
+  };
+  const Compatibility &ca = a.compatibility, &cb = b.compatibility;
+  if (ca.kilnVersion != cb.kilnVersion || ca.archs != cb.archs ||
+      ca.ptxIsa != cb.ptxIsa || ca.minDriverVersion != cb.minDriverVersion ||
+      ca.precision != cb.precision || ca.buildOptions != cb.buildOptions)
+    return differ("compatibility");
+  if (a.tensors.size() != b.tensors.size())
+    return differ("tensor count");
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    const TensorDesc &x = a.tensors[i], &y = b.tensors[i];
+    if (x.name != y.name || x.type != y.type || x.shape != y.shape ||
+        x.isInput != y.isInput)
+      return differ("tensor " + std::to_string(i));
+  }
+  if (a.kernels.size() != b.kernels.size())
+    return differ("kernel count");
+  for (size_t i = 0; i < a.kernels.size(); ++i)
+    if (a.kernels[i].name != b.kernels[i].name ||
+        a.kernels[i].tiling != b.kernels[i].tiling)
+      return differ("kernel " + std::to_string(i));
+  if (a.images.size() != b.images.size())
+    return differ("image count");
+  for (size_t i = 0; i < a.images.size(); ++i)
+    if (a.images[i].format != b.images[i].format ||
+        a.images[i].arch != b.images[i].arch ||
+        a.images[i].data != b.images[i].data)
+      return differ("image " + std::to_string(i));
+  if (a.weights != b.weights)
+    return differ("weights");
+  if (a.arenaBytes != b.arenaBytes)
+    return differ("arenaBytes");
+  if (a.steps.size() != b.steps.size())
+    return differ("step count");
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    const Step &x = a.steps[i], &y = b.steps[i];
+    std::string where = "step " + std::to_string(i);
+    if (x.kind != y.kind)
+      return differ(where + " kind");
+    switch (x.kind) {
+    case Step::Kind::Launch: {
+      const LaunchStep &l = x.launch, &m = y.launch;
+      if (l.kernel != m.kernel || l.grid != m.grid || l.block != m.block ||
+          l.sharedMemoryBytes != m.sharedMemoryBytes ||
+          l.args.size() != m.args.size())
+        return differ(where + " launch");
+      for (size_t j = 0; j < l.args.size(); ++j)
+        if (l.args[j].kind != m.args[j].kind ||
+            l.args[j].bits != m.args[j].bits ||
+            !sameAddress(l.args[j].address, m.args[j].address))
+          return differ(where + " arg " + std::to_string(j));
+      break;
+    }
+    case Step::Kind::Copy:
+      if (!sameAddress(x.copy.dst, y.copy.dst) ||
+          !sameAddress(x.copy.src, y.copy.src) || x.copy.bytes != y.copy.bytes)
+        return differ(where + " copy");
+      break;
+    case Step::Kind::Fill:
+      if (!sameAddress(x.fill.dst, y.fill.dst) ||
+          x.fill.bytes != y.fill.bytes || x.fill.value != y.fill.value)
+        return differ(where + " fill");
+      break;
+    }
+  }
+  return true;
+}
+
+uint32_t readLE32(const std::string &file, size_t offset) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i)
+    v = v << 8 | static_cast<unsigned char>(file[offset + i]);
+  return v;
+}
+uint64_t readLE64(const std::string &file, size_t offset) {
+  return readLE32(file, offset) | uint64_t(readLE32(file, offset + 4)) << 32;
+}
+void writeLE32(std::string &file, size_t offset, uint32_t value) {
+  for (int i = 0; i < 4; ++i)
+    file[offset + i] = static_cast<char>(value >> (8 * i));
+}
+void writeLE64(std::string &file, size_t offset, uint64_t value) {
+  writeLE32(file, offset, static_cast<uint32_t>(value));
+  writeLE32(file, offset + 4, static_cast<uint32_t>(value >> 32));
+}
+
+void fixHeaderCrc(std::string &file) {
+  writeLE32(file, 44, referenceCrc32(file.data(), 44));
+}
+
+void fixCrcs(std::string &file) {
+  writeLE32(file, 40, referenceCrc32(file.data() + 64, file.size() - 64));
+  fixHeaderCrc(file);
+}
+
+} // namespace kiln::rt::test

@@ -1,0 +1,60 @@
+//===- PlanTestUtil.h - plans and plan-file helpers for tests ---*- C++ -*-===//
+//
+// Plans the runtime tests share (one that uses every feature of the format,
+// one small enough to fuzz exhaustively), field-by-field comparison, and
+// helpers that patch plan files the way an attacker would: change bytes,
+// then recompute the checksums so that the reader's later checks run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_TEST_PLANTESTUTIL_H
+#define KILN_RUNTIME_TEST_PLANTESTUTIL_H
+
+#include "kiln/runtime/Plan.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::rt::test {
+
+/// A CRC-32 written independently of the runtime's (bit by bit).
+uint32_t referenceCrc32(const void *data, size_t size);
+
+/// Every data type, memory space, step kind, argument kind and image format,
+/// a zero-sized and a scalar tensor, and sections that need padding.
+PlanContents makeFullPlan();
+/// 2 kernels, 1 PTX image, 64 bytes of weights, 5 steps.
+PlanContents makeSmallPlan();
+
+/// Field-by-field equality, with a description of the first difference.
+bool plansEqual(const PlanContents &a, const PlanContents &b,
+                std::string &difference);
+
+/// Header fields (docs/plan-format.md).
+uint32_t readLE32(const std::string &file, size_t offset);
+uint64_t readLE64(const std::string &file, size_t offset);
+void writeLE32(std::string &file, size_t offset, uint32_t value);
+void writeLE64(std::string &file, size_t offset, uint64_t value);
+
+/// Recomputes the header checksum (after patching the header).
+void fixHeaderCrc(std::string &file);
+/// Recomputes the body and header checksums (after patching the body).
+void fixCrcs(std::string &file);
+
+/// An Address, briefly.
+Address arena(uint64_t offset);
+Address weights(uint64_t offset);
+Address tensor(uint32_t index, uint64_t offset);
+KernelArg pointerArg(Address address);
+KernelArg i32Arg(int32_t value);
+KernelArg i64Arg(int64_t value);
+KernelArg f32Arg(float value);
+Step launchStep(uint32_t kernel, std::array<uint32_t, 3> grid,
+                std::array<uint32_t, 3> block, std::vector<KernelArg> args,
+                uint32_t sharedMemoryBytes = 0);
+Step copyStep(Address dst, Address src, uint64_t bytes);
+Step fillStep(Address dst, uint64_t bytes, uint8_t value);
+
+} // namespace kiln::rt::test
+
+#endif // KILN_RUNTIME_TEST_PLANTESTUTIL_H

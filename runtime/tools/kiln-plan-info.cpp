@@ -1,0 +1,228 @@
+//===- kiln-plan-info.cpp - what a plan file holds --------------*- C++ -*-===//
+//
+// Verifies a .kplan file the way the runtime does (readPlan) and prints what
+// it holds: the compatibility record, the I/O tensors, the kernels, the
+// kernel images, the sizes of the weights and the arena, and the steps
+// (counted by kind, or one line each with --steps). Needs no GPU. Exit status
+// 1 with "kiln-plan-info: <file>: <status>" when the plan does not verify.
+//
+// The output is stable: lit tests check it with FileCheck.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/runtime/Plan.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+using namespace kiln::rt;
+
+namespace {
+
+std::string formatAddress(const Address &a) {
+  const char *space = a.space == MemorySpace::Arena     ? "arena"
+                      : a.space == MemorySpace::Weights ? "weights"
+                                                        : "tensor";
+  std::string index =
+      a.space == MemorySpace::Tensor ? std::to_string(a.index) : "";
+  return space + index + "+" + std::to_string(a.offset);
+}
+
+std::string formatDims(const std::array<uint32_t, 3> &d) {
+  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," +
+         std::to_string(d[2]) + ")";
+}
+
+std::string formatArg(const KernelArg &arg) {
+  switch (arg.kind) {
+  case KernelArg::Kind::Pointer:
+    return formatAddress(arg.address);
+  case KernelArg::Kind::I32:
+    return "i32 " + std::to_string(static_cast<int32_t>(arg.bits));
+  case KernelArg::Kind::I64:
+    return "i64 " + std::to_string(static_cast<int64_t>(arg.bits));
+  case KernelArg::Kind::F32: {
+    uint32_t bits = static_cast<uint32_t>(arg.bits);
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    // The shortest decimal form that reads back as the same float.
+    char text[48];
+    for (int digits = 6; digits <= 9; ++digits) {
+      std::snprintf(text, sizeof(text), "f32 %.*g", digits,
+                    static_cast<double>(value));
+      if (std::strtof(text + 4, nullptr) == value || value != value)
+        break;
+    }
+    return text;
+  }
+  }
+  return "?";
+}
+
+std::string formatVersion(uint32_t version) {
+  return std::to_string(version / 1000) + "." +
+         std::to_string(version % 1000 / 10) + " (" + std::to_string(version) +
+         ")";
+}
+
+std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+void printStep(size_t index, const Step &step, const PlanContents &plan) {
+  std::printf("  step %zu: ", index);
+  switch (step.kind) {
+  case Step::Kind::Launch: {
+    const LaunchStep &l = step.launch;
+    std::printf("launch %s grid=%s block=%s",
+                plan.kernels[l.kernel].name.c_str(), formatDims(l.grid).c_str(),
+                formatDims(l.block).c_str());
+    if (l.sharedMemoryBytes)
+      std::printf(" shared=%u", l.sharedMemoryBytes);
+    std::printf(" args=%zu", l.args.size());
+    if (!l.args.empty()) {
+      std::string args;
+      for (const KernelArg &arg : l.args)
+        args += (args.empty() ? "" : ", ") + formatArg(arg);
+      std::printf(" (%s)", args.c_str());
+    }
+    std::printf("\n");
+    return;
+  }
+  case Step::Kind::Copy:
+    std::printf("copy %s -> %s (%" PRIu64 " bytes)\n",
+                formatAddress(step.copy.src).c_str(),
+                formatAddress(step.copy.dst).c_str(), step.copy.bytes);
+    return;
+  case Step::Kind::Fill:
+    std::printf("fill %s (%" PRIu64 " bytes) with 0x%02x\n",
+                formatAddress(step.fill.dst).c_str(), step.fill.bytes,
+                step.fill.value);
+    return;
+  }
+}
+
+/// "  name: value", without a trailing space when the value is empty.
+void printField(const char *name, const std::string &value) {
+  std::printf("  %s:%s%s\n", name, value.empty() ? "" : " ", value.c_str());
+}
+
+/// A little-endian u32 of the header (readPlan has checked it).
+uint32_t headerField(const std::string &bytes, size_t offset) {
+  uint32_t value = 0;
+  for (int i = 3; i >= 0; --i)
+    value = value << 8 | static_cast<unsigned char>(bytes[offset + i]);
+  return value;
+}
+
+void print(const std::string &path, const std::string &bytes,
+           const PlanContents &plan, bool steps) {
+  // The format version: bytes 8 and 12 of the header (docs/plan-format.md).
+  std::printf("plan: %s (%zu bytes, format %u.%u)\n", path.c_str(),
+              bytes.size(), headerField(bytes, 8), headerField(bytes, 12));
+  const Compatibility &c = plan.compatibility;
+  std::string archs;
+  for (uint32_t arch : c.archs)
+    archs += (archs.empty() ? "" : ", ") + std::to_string(arch);
+  std::printf("compatibility:\n");
+  printField("kiln version", c.kilnVersion);
+  std::printf("  archs: %s\n", archs.empty() ? "none" : archs.c_str());
+  if (c.ptxIsa)
+    std::printf("  ptx isa: %u.%u\n", c.ptxIsa / 10, c.ptxIsa % 10);
+  else
+    std::printf("  ptx isa: none\n");
+  std::printf("  min driver: %s\n", formatVersion(c.minDriverVersion).c_str());
+  printField("precision", c.precision);
+  printField("build options", c.buildOptions);
+
+  std::printf("tensors: %zu\n", plan.tensors.size());
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const TensorDesc &t = plan.tensors[i];
+    std::printf("  tensor %zu: %-6s %s %s %s (%" PRId64 " bytes)\n", i,
+                t.isInput ? "input" : "output", t.name.c_str(),
+                dataTypeName(t.type), formatShape(t.shape).c_str(),
+                t.numBytes());
+  }
+  std::printf("kernels: %zu\n", plan.kernels.size());
+  for (size_t i = 0; i < plan.kernels.size(); ++i)
+    std::printf("  kernel %zu: %s%s%s\n", i, plan.kernels[i].name.c_str(),
+                plan.kernels[i].tiling.empty() ? "" : " ",
+                plan.kernels[i].tiling.c_str());
+  std::printf("images: %zu\n", plan.images.size());
+  for (size_t i = 0; i < plan.images.size(); ++i) {
+    const KernelImage &image = plan.images[i];
+    bool cubin = image.format == KernelImage::Format::Cubin;
+    std::printf("  image %zu: %s %s%u (%zu bytes)\n", i,
+                cubin ? "cubin" : "PTX", cubin ? "sm_" : "compute_", image.arch,
+                image.data.size());
+  }
+  std::printf("weights: %zu bytes\n", plan.weights.size());
+  std::printf("arena: %" PRIu64 " bytes\n", plan.arenaBytes);
+
+  size_t launches = 0, copies = 0, fills = 0;
+  for (const Step &step : plan.steps) {
+    launches += step.kind == Step::Kind::Launch;
+    copies += step.kind == Step::Kind::Copy;
+    fills += step.kind == Step::Kind::Fill;
+  }
+  std::printf("steps: %zu (%zu launch, %zu copy, %zu fill)\n",
+              plan.steps.size(), launches, copies, fills);
+  if (steps)
+    for (size_t i = 0; i < plan.steps.size(); ++i)
+      printStep(i, plan.steps[i], plan);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string path;
+  bool steps = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--steps") == 0) {
+      steps = true;
+    } else if (argv[i][0] != '-' && path.empty()) {
+      path = argv[i];
+    } else {
+      path.clear();
+      break;
+    }
+  }
+  if (path.empty()) {
+    std::fprintf(stderr,
+                 "usage: %s FILE.kplan [--steps]\n"
+                 "Verifies a kiln plan and prints what it holds; --steps "
+                 "prints one line per step.\n",
+                 argv[0]);
+    return 2;
+  }
+
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    std::fprintf(stderr, "kiln-plan-info: %s: cannot open: %s\n", path.c_str(),
+                 std::strerror(errno));
+    return 1;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(file)),
+                    std::istreambuf_iterator<char>());
+  if (file.bad()) {
+    std::fprintf(stderr, "kiln-plan-info: %s: read error\n", path.c_str());
+    return 1;
+  }
+  auto plan = readPlan(bytes.data(), bytes.size());
+  if (!plan) {
+    std::fprintf(stderr, "kiln-plan-info: %s: %s\n", path.c_str(),
+                 plan.status().toString().c_str());
+    return 1;
+  }
+  print(path, bytes, *plan, steps);
+  return 0;
+}
