@@ -11,6 +11,7 @@
 
 #include "kiln/Reference/ReferenceExecutor.h"
 
+#include "kiln/Conversion/DestinationPassing.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -103,40 +104,6 @@ static FailureOr<TensorSpec> specOf(func::FuncOp func, Type type,
                                          tensor.getShape().end())};
 }
 
-/// Turns `func` (tensors in, tensors out) into kiln_entry(memref inputs...,
-/// memref outputs...) with no results.
-static void toDestinationPassing(func::FuncOp func) {
-  OpBuilder b(func.getContext());
-  Block &body = func.getBody().front();
-  b.setInsertionPointToStart(&body);
-  for (BlockArgument arg : body.getArguments()) {
-    auto tensor = cast<RankedTensorType>(arg.getType());
-    auto memref = MemRefType::get(tensor.getShape(), tensor.getElementType());
-    arg.setType(memref);
-    auto toTensor =
-        bufferization::ToTensorOp::create(b, func.getLoc(), tensor, arg);
-    toTensor.setRestrict(true);
-    arg.replaceAllUsesExcept(toTensor.getResult(), toTensor);
-  }
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  b.setInsertionPoint(ret);
-  for (Value v : ret.getOperands()) {
-    auto tensor = cast<RankedTensorType>(v.getType());
-    BlockArgument out = body.addArgument(
-        MemRefType::get(tensor.getShape(), tensor.getElementType()),
-        func.getLoc());
-    auto m = bufferization::MaterializeInDestinationOp::create(b, func.getLoc(),
-                                                               v, out);
-    m.setRestrict(true);
-    m.setWritable(true);
-  }
-  ret->setOperands({});
-  func.setType(FunctionType::get(func.getContext(), body.getArgumentTypes(), {}));
-  func.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
-  func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
-  func.setSymName(kEntry);
-}
-
 FailureOr<std::unique_ptr<ReferenceExecutor>>
 ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
   MLIRContext *ctx = module->getContext();
@@ -191,7 +158,8 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(*module)))
     return failure();
-  toDestinationPassing(func);
+  convertToDestinationPassing(func, /*keepNames=*/false);
+  func.setSymName(kEntry);
 
   PassManager lower(ctx);
   bufferization::OneShotBufferizePassOptions bufferize;
