@@ -22,7 +22,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["kiln-opt", "kiln-compile", "kiln-conformance", "kiln-run", "kiln-device-info"], [config.kiln_tools_dir])
+    ["kiln-opt", "kiln-compile", "kiln-conformance", "kiln-run", "kiln-device-info",
+     "kiln-plan-info", "kiln-runtime-tests"], [config.kiln_tools_dir])
 
 # Binary ONNX models are made in tests from protobuf text with protoc and
 # libonnx's schema: %encode_onnx < model.txtpb > model.onnx
@@ -34,6 +35,13 @@ onnx_testdata = "/usr/share/libonnx-testdata/data"
 if os.path.isdir(os.path.join(onnx_testdata, "node")):
     config.available_features.add("onnx-testdata")
     config.substitutions.append(("%onnx_testdata", onnx_testdata))
+
+# Kernels are serialized with the CUDA toolkit's libdevice; cubins need ptxas.
+cuda_path = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.path.exists(os.path.join(cuda_path, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("libdevice")
+if os.access(os.path.join(cuda_path, "bin", "ptxas"), os.X_OK):
+    config.available_features.add("ptxas")
 
 # GPU tests say `REQUIRES: cuda-gpu`; the feature is set only when the runtime
 # finds a driver and a device here.

@@ -1,10 +1,13 @@
 //===- kiln-compile.cpp - build from a model file ---------------*- C++ -*-===//
 //
-// kiln-compile model.onnx [-o out.mlir] [--emit=kiln|linalg] [--input-shape x=1x3x224x224]
-//              [--batch N] [--no-optimize] [--check-support]
+// kiln-compile model.onnx|model.mlir [-o out] [--emit=kiln|linalg|gpu|ptx|plan]
+//              [--target=sm_80,sm_90] [--input-shape x=1x3x224x224] [--batch N]
+//              [--no-optimize] [--check-support]
 //
-// Imports a model, runs the default optimization pipeline and writes the
-// result. --check-support lists every node kiln cannot import, at once.
+// Imports a model (ONNX, or kiln IR in a .mlir file), runs the default
+// optimization pipeline and writes the result: IR at some stage, the PTX of
+// its kernels, or a plan bundle (the default when -o names a .kplan file).
+// --check-support lists every node kiln cannot import, at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,8 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Import/OnnxImporter.h"
 #include "kiln/InitAll.h"
+#include "kiln/Target/Plan/PlanCompiler.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -31,11 +36,32 @@ static cl::opt<bool> listOnnxOps(
     "list-onnx-ops", cl::desc("List the ONNX ops the importer supports and exit"));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"));
+static cl::opt<std::string> emit(
+    "emit",
+    cl::desc("What to write: kiln (the optimized kiln IR), linalg (lowered to "
+             "linalg/tensor/arith/math), gpu (host function launching "
+             "gpu.func kernels), ptx (the kernels' PTX for the first target) "
+             "or plan (a .kplan bundle; the default for -o *.kplan)"),
+    cl::init(""));
 static cl::opt<std::string>
-    emit("emit",
-         cl::desc("What to write: kiln (the optimized kiln IR) or linalg (lowered to "
-                  "linalg/tensor/arith/math, the input of code generation)"),
-         cl::init("kiln"));
+    targets("target", cl::desc("GPU architectures, comma-separated (sm_90)"),
+            cl::init("sm_90"));
+static cl::opt<std::string>
+    cudaPath("cuda-path",
+             cl::desc("CUDA toolkit with libdevice and ptxas (/usr/local/cuda)"),
+             cl::init("/usr/local/cuda"));
+static cl::opt<std::string> ptxasPath(
+    "ptxas", cl::desc("ptxas to make cubins with (default: the toolkit's, then PATH)"),
+    cl::init(""));
+static cl::opt<bool> noCubin("no-cubin",
+                             cl::desc("Ship PTX only, even when ptxas is found"));
+static cl::opt<int64_t> kernelThreads(
+    "kernel-threads", cl::desc("Threads per block of kernels without a tile_config"),
+    cl::init(256));
+static cl::opt<int64_t> itemsPerThread(
+    "items-per-thread",
+    cl::desc("Iterations per thread of kernels without a tile_config"),
+    cl::init(1));
 static cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("Static shape of an input: name=1x3x224x224"),
@@ -85,7 +111,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "kiln compiler: model file to kiln IR\n");
 
   if (listOnnxOps) {
-    for (const auto &[op, since] : kiln::supportedOnnxOps())
+    for (const auto &[op, since] : mlir::kiln::supportedOnnxOps())
       llvm::outs() << op << " " << since << "\n";
     return 0;
   }
@@ -95,9 +121,10 @@ int main(int argc, char **argv) {
   }
 
   DialectRegistry registry;
-  kiln::registerAllDialects(registry);
+  mlir::kiln::registerAllDialects(registry);
+  mlir::kiln::registerPlanCompilerDialects(registry);
   MLIRContext context(registry);
-  kiln::registerOnnxImporterDialects(&context);
+  mlir::kiln::registerOnnxImporterDialects(&context);
   // "kiln-compile: error: model.onnx: node 3 'conv' (Conv, ...): ..."
   ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
     llvm::raw_ostream &os = llvm::errs();
@@ -123,7 +150,7 @@ int main(int argc, char **argv) {
     return success();
   });
 
-  kiln::OnnxImportOptions options;
+  mlir::kiln::OnnxImportOptions options;
   for (const std::string &spec : inputShapes) {
     std::string name;
     SmallVector<int64_t> shape;
@@ -148,15 +175,43 @@ int main(int argc, char **argv) {
   options.collectUnsupported = checkSupport;
   options.maxFileBytes = maxModelBytes;
 
-  if (emit != "kiln" && emit != "linalg") {
-    llvm::errs() << "kiln-compile: error: --emit=" << emit
-                 << " is not available yet (available: kiln, linalg)\n";
+  if (emit.empty())
+    emit = llvm::StringRef(outputFile).ends_with(".kplan") ? "plan" : "kiln";
+  if (!llvm::is_contained({"kiln", "linalg", "gpu", "ptx", "plan"}, emit)) {
+    llvm::errs() << "kiln-compile: error: unknown --emit=" << emit
+                 << " (expected kiln, linalg, gpu, ptx or plan)\n";
     return 2;
   }
+  mlir::kiln::PlanOptions planOptions;
+  {
+    std::string error;
+    auto archs = mlir::kiln::parseTargets(targets, error);
+    if (failed(archs)) {
+      llvm::errs() << "kiln-compile: error: --target: " << error << "\n";
+      return 2;
+    }
+    planOptions.archs = *archs;
+  }
+  planOptions.cudaPath = cudaPath;
+  planOptions.ptxas = ptxasPath;
+  planOptions.cubin = !noCubin && emit == "plan";
+  planOptions.threads = kernelThreads;
+  planOptions.itemsPerThread = itemsPerThread;
+  for (int i = 1; i < argc; ++i)
+    planOptions.buildOptions += (i > 1 ? " " : "") + std::string(argv[i]);
 
-  kiln::OnnxImportResult result;
-  if (failed(kiln::importOnnxFile(&context, inputFile, options, result)))
+  mlir::kiln::OnnxImportResult result;
+  if (llvm::StringRef(inputFile).ends_with(".mlir")) {
+    if (checkSupport) {
+      llvm::errs() << "kiln-compile: error: --check-support needs an ONNX model\n";
+      return 2;
+    }
+    result.module = parseSourceFile<ModuleOp>(inputFile.getValue(), &context);
+    if (!result.module)
+      return 1;
+  } else if (failed(mlir::kiln::importOnnxFile(&context, inputFile, options, result))) {
     return 1;
+  }
   if (checkSupport) {
     for (const std::string &line : result.unsupported)
       llvm::outs() << "unsupported: " << line << "\n";
@@ -168,11 +223,38 @@ int main(int argc, char **argv) {
   if (!noOptimize || emit == "linalg") {
     PassManager pm(&context);
     if (!noOptimize)
-      kiln::buildKilnOptimizePipeline(pm);
+      mlir::kiln::buildKilnOptimizePipeline(pm);
     if (emit == "linalg")
-      pm.addNestedPass<func::FuncOp>(kiln::createKilnConvertToLinalgPass());
+      pm.addNestedPass<func::FuncOp>(mlir::kiln::createKilnConvertToLinalgPass());
     if (failed(pm.run(*result.module)))
       return 1;
+  }
+
+  std::string planBytes, ptx;
+  if (emit == "gpu" && failed(mlir::kiln::lowerToGpu(*result.module, planOptions)))
+    return 1;
+  if (emit == "ptx") {
+    std::vector<::kiln::rt::KernelDesc> kernels;
+    if (failed(mlir::kiln::lowerToGpu(*result.module, planOptions)))
+      return 1;
+    auto images = mlir::kiln::serializeKernels(*result.module, planOptions, kernels);
+    if (failed(images))
+      return 1;
+    for (const auto &image : *images)
+      if (image.arch == planOptions.archs.front())
+        ptx = image.data;
+  }
+  if (emit == "plan") {
+    auto plan = mlir::kiln::compileToPlan(*result.module, planOptions);
+    if (failed(plan))
+      return 1;
+    auto bytes = ::kiln::rt::writePlan(*plan);
+    if (!bytes.isOk()) {
+      llvm::errs() << "kiln-compile: error: writing the plan: "
+                   << bytes.status().message() << "\n";
+      return 1;
+    }
+    planBytes = std::move(*bytes);
   }
 
   std::string error;
@@ -180,6 +262,11 @@ int main(int argc, char **argv) {
   if (!output) {
     llvm::errs() << "kiln-compile: error: " << error << "\n";
     return 1;
+  }
+  if (emit == "plan" || emit == "ptx") {
+    output->os() << (emit == "plan" ? planBytes : ptx);
+    output->keep();
+    return 0;
   }
   OpPrintingFlags flags;
   if (elideLarger > 0)

@@ -1,6 +1,6 @@
 //===- kiln-conformance.cpp - run ONNX backend test cases -------*- C++ -*-===//
 //
-// kiln-conformance [--backend=reference] [--json=report.json]
+// kiln-conformance [--backend=reference|gpu] [--json=report.json]
 //                  [--baseline=file] [--write-baseline=file] [-j N] PATH...
 //
 // Each PATH is a case folder in the ONNX backend-test layout (model.onnx,
@@ -19,6 +19,8 @@
 #include "kiln/Import/TensorFile.h"
 #include "kiln/InitAll.h"
 #include "kiln/Reference/ReferenceExecutor.h"
+#include "kiln/Runner/PlanExecutor.h"
+#include "kiln/Target/Plan/PlanCompiler.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -35,6 +37,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sys/wait.h>
 #include <thread>
@@ -46,7 +49,13 @@ namespace cl = llvm::cl;
 
 static cl::list<std::string> paths(cl::Positional, cl::desc("<case or folder>..."),
                                    cl::OneOrMore);
-static cl::opt<std::string> backend("backend", cl::desc("reference (CPU)"),
+static cl::opt<bool> compileOnly(
+    "compile-only",
+    cl::desc("With --backend=gpu: compile each case to a plan for sm_90 and "
+             "verify it (no GPU needed); a case passes when it compiles"));
+static cl::opt<std::string> backend("backend",
+                                    cl::desc("reference (CPU) or gpu (each case "
+                                             "compiled to a plan and run on GPU 0)"),
                                     cl::init("reference"));
 static cl::opt<std::string> jsonPath("json", cl::desc("Write a JSON report"));
 static cl::opt<std::string> baselinePath(
@@ -94,6 +103,7 @@ Outcome runCase(const std::string &dir) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerReferenceExecutorDialects(registry);
+  registerPlanCompilerDialects(registry);
   MLIRContext context(registry);
   context.disableMultithreading();
   std::string firstError;
@@ -140,10 +150,68 @@ Outcome runCase(const std::string &dir) {
   buildKilnOptimizePipeline(pm);
   if (failed(pm.run(*result.module)))
     return {"FAIL", "optimization pipeline: " + firstError};
-  FailureOr<std::unique_ptr<ReferenceExecutor>> exec =
-      ReferenceExecutor::compile(std::move(result.module));
-  if (failed(exec))
-    return {"SKIP", "reference lowering: " + firstError};
+  // The backend: specs of its inputs and a function that runs it.
+  std::vector<std::string> inputNames;
+  std::function<std::string(const std::vector<HostTensor> &,
+                            std::vector<HostTensor> &)>
+      execute;
+  std::unique_ptr<ReferenceExecutor> reference;
+  std::unique_ptr<::kiln::rt::Runtime> runtime;
+  std::unique_ptr<PlanExecutor> planExec;
+  if (backend == "gpu" && compileOnly) {
+    PlanOptions planOptions;
+    planOptions.cubin = false;
+    FailureOr<::kiln::rt::PlanContents> plan =
+        compileToPlan(*result.module, planOptions);
+    if (failed(plan))
+      return {"FAIL", "plan compiler: " + firstError};
+    auto bytes = ::kiln::rt::writePlan(*plan);
+    if (!bytes.isOk())
+      return {"FAIL", "writing the plan: " + bytes.status().toString()};
+    auto back = ::kiln::rt::readPlan(bytes->data(), bytes->size());
+    if (!back.isOk())
+      return {"FAIL", "reading the plan back: " + back.status().toString()};
+    return {"PASS", ""};
+  }
+  if (backend == "gpu") {
+    auto rt = ::kiln::rt::Runtime::create();
+    if (!rt.isOk())
+      return {"SKIP", "no GPU: " + rt.status().toString()};
+    runtime = std::move(*rt);
+    const auto &device = runtime->device();
+    PlanOptions planOptions;
+    planOptions.archs = {static_cast<unsigned>(device.computeCapabilityMajor * 10 +
+                                               device.computeCapabilityMinor)};
+    planOptions.cubin = false; // the driver JIT-compiles the PTX
+    FailureOr<::kiln::rt::PlanContents> plan =
+        compileToPlan(*result.module, planOptions);
+    if (failed(plan))
+      return {"FAIL", "plan compiler: " + firstError};
+    auto bytes = ::kiln::rt::writePlan(*plan);
+    if (!bytes.isOk())
+      return {"FAIL", "writing the plan: " + bytes.status().toString()};
+    std::string error = PlanExecutor::create(*runtime, *bytes, planExec);
+    if (!error.empty())
+      return {"FAIL", "loading the plan: " + error};
+    for (const HostTensor &spec : planExec->inputs())
+      inputNames.push_back(spec.name);
+    execute = [&](const std::vector<HostTensor> &in,
+                  std::vector<HostTensor> &out) {
+      return planExec->run(in, out);
+    };
+  } else {
+    FailureOr<std::unique_ptr<ReferenceExecutor>> exec =
+        ReferenceExecutor::compile(std::move(result.module));
+    if (failed(exec))
+      return {"SKIP", "reference lowering: " + firstError};
+    reference = std::move(*exec);
+    for (const TensorSpec &spec : reference->inputs())
+      inputNames.push_back(spec.name);
+    execute = [&](const std::vector<HostTensor> &in,
+                  std::vector<HostTensor> &out) {
+      return reference->run(in, out);
+    };
+  }
 
   for (const std::string &set : sets) {
     std::map<std::string, HostTensor> given;
@@ -166,17 +234,17 @@ Outcome runCase(const std::string &dir) {
                             "' is needed as a constant but differs between data sets"};
     }
     std::vector<HostTensor> inputs;
-    for (auto [i, spec] : llvm::enumerate((*exec)->inputs())) {
-      auto it = given.find(spec.name);
+    for (auto [i, name] : llvm::enumerate(inputNames)) {
+      auto it = given.find(name);
       if (it != given.end())
         inputs.push_back(it->second);
       else if (i < ordered.size())
         inputs.push_back(ordered[i]);
       else
-        return {"FAIL", "no test data for input '" + spec.name + "'"};
+        return {"FAIL", "no test data for input '" + name + "'"};
     }
     std::vector<HostTensor> outputs;
-    std::string error = (*exec)->run(inputs, outputs);
+    std::string error = execute(inputs, outputs);
     if (!error.empty())
       return {"FAIL", error};
     std::vector<std::string> expectedFiles = listSorted(set, "output_");
@@ -258,9 +326,9 @@ Outcome finish(const Running &r) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "kiln ONNX conformance runner\n");
-  if (backend != "reference") {
-    llvm::errs() << "kiln-conformance: error: --backend=" << backend
-                 << " is not available (available: reference)\n";
+  if (backend != "reference" && backend != "gpu") {
+    llvm::errs() << "kiln-conformance: error: unknown --backend=" << backend
+                 << " (expected reference or gpu)\n";
     return 2;
   }
   std::vector<std::string> cases;
