@@ -1,20 +1,33 @@
 #!/usr/bin/env bash
-# The main job: build kiln, run the default optimization pipeline
-# (--kiln-optimize) on an example network and print the optimized IR.
-# Usage: scripts/run-example.sh [examples/NAME.mlir]   (default: LeNet-5)
+# The main job: build kiln, compile an example network (default: the LeNet-5
+# of the TensorRT guide, examples/lenet5.mlir, weights made by
+# examples/gen_examples.py) to a plan bundle, show the plan, and run it on the
+# GPU, checked against the CPU reference backend, with a timing table. Without
+# a GPU it says so and runs the CPU reference backend instead.
+# Usage: scripts/run-example.sh [examples/NAME.mlir | model.onnx]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${KILN_BUILD_DIR:-$root/build}"
 model="${1:-$root/examples/lenet5.mlir}"
+name="$(basename "${model%.*}")"
+plan="$build/plans/$name.kplan"
 
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" kiln-opt kiln-device-info
+"$root/scripts/build.sh" kiln-compile kiln-run kiln-plan-info kiln-device-info
+mkdir -p "$build/plans"
 
-echo "== kiln-opt --kiln-optimize $model"
-# Weights stay in the file's resource section; print them elided.
-"$build/bin/kiln-opt" "$model" --kiln-optimize \
-  --mlir-elide-resource-strings-if-larger=16
+echo "== kiln-compile $model -o $plan"
+"$build/bin/kiln-compile" "$model" -o "$plan"
+"$build/bin/kiln-plan-info" "$plan"
 
 echo "== GPU"
-"$build/bin/kiln-device-info" ||
-  echo "(no GPU here: code generation and plans arrive with the GPU issue)"
+if "$build/bin/kiln-device-info"; then
+  echo "== kiln-run $model --backend=gpu --check-reference"
+  "$build/bin/kiln-run" "$model" --backend=gpu --check-reference
+  echo "== kiln-run $plan --iterations 200"
+  "$build/bin/kiln-run" "$plan" --warmup 20 --iterations 200
+else
+  echo "(no GPU here: the plan above runs where there is one; running the CPU reference backend instead)"
+  echo "== kiln-run $model"
+  "$build/bin/kiln-run" "$model"
+fi

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Checks and times kiln on the GPU machine in one go (see docs/build-and-test.md):
+#   scripts/gpu-check.sh OUT [conformance|models|all]
+# Expects the self-contained tools (scripts/pack-for-gpu.sh) unpacked under
+# .carry/: bin/ (kiln-run, kiln-conformance, kiln-runtime-tests, ...),
+# plans/ (plans compiled here) and data/ (ONNX backend test cases).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:?usage: gpu-check.sh OUT [conformance|models|all]}"
+what="${2:-all}"
+carry="$root/.carry"
+bin="$carry/bin"
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
+cd "$carry"
+for f in *.tar.xz; do [ -f "$f" ] && tar xJf "$f"; done
+cd "$root"
+
+echo "== device"; "$bin/kiln-device-info"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
+
+if [ "$what" = all ] || [ "$what" = models ]; then
+  echo "== runtime tests"
+  "$bin/kiln-runtime-tests" 2>&1 | tail -8
+
+  echo "== PyTorch eager baseline (same weights)"
+  python3 benchmarks/torch_baseline.py --iterations 500 --warmup 50 \
+    --save-io "$out/torchio" 2>&1 | tee "$out/torch.txt"
+
+  python3 examples/gen_examples.py --batch 64 --out "$out"
+  for net in lenet5 resnet_block; do
+    for b in 1 64; do
+      model="examples/$net.mlir"; [ "$b" = 1 ] || model="$out/${net}_b$b.mlir"
+      plan="$carry/plans/${net}_b$b.kplan"
+      echo "== $net batch $b: compiled on this machine, against the CPU reference"
+      "$bin/kiln-run" "$model" --backend=gpu --check-reference 2>&1 | tail -4
+      echo "== $net batch $b: plan compiled on the build machine, against PyTorch, timed"
+      input_name=$([ $net = lenet5 ] && echo data || echo input)
+      "$bin/kiln-run" "$plan" --input "$input_name=$out/torchio/${net}_b$b/input_0.npy" \
+        --reference-dir "$out/torchio/${net}_b$b" --warmup 50 --iterations 500 2>&1 |
+        tee "$out/kiln_${net}_b$b.txt"
+    done
+  done
+
+  echo "== a plan without code for this GPU"
+  "$bin/kiln-run" "$carry/plans/lenet5_sm100.kplan" 2>&1 | tail -2
+  echo "== a plan with code for sm_80 only (PTX compute_80 is JIT-compiled here)"
+  "$bin/kiln-run" "$carry/plans/lenet5_sm80.kplan" 2>&1 | tail -2
+fi
+
+if [ "$what" = all ] || [ "$what" = conformance ]; then
+  echo "== kiln-conformance --backend=gpu"
+  "$bin/kiln-conformance" --backend=gpu -j 16 --timeout 120 \
+    "$carry/data/node" "$carry/data/simple" "$carry/data/pytorch-operator" \
+    "$carry/data/pytorch-converted" \
+    --baseline=test/conformance/reference-baseline.txt \
+    --json="$out/gpu-conformance.json" > "$out/gpu-conformance.txt" 2>&1
+  echo "exit $?"
+  grep -E "REGRESSION|^FAIL" "$out/gpu-conformance.txt" | head -40
+  tail -2 "$out/gpu-conformance.txt"
+fi
