@@ -158,31 +158,18 @@ Outcome runCase(const std::string &dir) {
   std::unique_ptr<ReferenceExecutor> reference;
   std::unique_ptr<::kiln::rt::Runtime> runtime;
   std::unique_ptr<PlanExecutor> planExec;
-  if (backend == "gpu" && compileOnly) {
-    PlanOptions planOptions;
-    planOptions.cubin = false;
-    FailureOr<::kiln::rt::PlanContents> plan =
-        compileToPlan(*result.module, planOptions);
-    if (failed(plan))
-      return {"FAIL", "plan compiler: " + firstError};
-    auto bytes = ::kiln::rt::writePlan(*plan);
-    if (!bytes.isOk())
-      return {"FAIL", "writing the plan: " + bytes.status().toString()};
-    auto back = ::kiln::rt::readPlan(bytes->data(), bytes->size());
-    if (!back.isOk())
-      return {"FAIL", "reading the plan back: " + back.status().toString()};
-    return {"PASS", ""};
-  }
   if (backend == "gpu") {
-    auto rt = ::kiln::rt::Runtime::create();
-    if (!rt.isOk())
-      return {"SKIP", "no GPU: " + rt.status().toString()};
-    runtime = std::move(*rt);
-    const auto &device = runtime->device();
     PlanOptions planOptions;
-    planOptions.archs = {static_cast<unsigned>(device.computeCapabilityMajor * 10 +
-                                               device.computeCapabilityMinor)};
     planOptions.cubin = false; // the driver JIT-compiles the PTX
+    if (!compileOnly) {
+      auto rt = ::kiln::rt::Runtime::create();
+      if (!rt.isOk())
+        return {"SKIP", "no GPU: " + rt.status().toString()};
+      runtime = std::move(*rt);
+      const auto &device = runtime->device();
+      planOptions.archs = {static_cast<unsigned>(
+          device.computeCapabilityMajor * 10 + device.computeCapabilityMinor)};
+    }
     FailureOr<::kiln::rt::PlanContents> plan =
         compileToPlan(*result.module, planOptions);
     if (failed(plan))
@@ -190,6 +177,12 @@ Outcome runCase(const std::string &dir) {
     auto bytes = ::kiln::rt::writePlan(*plan);
     if (!bytes.isOk())
       return {"FAIL", "writing the plan: " + bytes.status().toString()};
+    if (compileOnly) {
+      auto back = ::kiln::rt::readPlan(bytes->data(), bytes->size());
+      if (!back.isOk())
+        return {"FAIL", "reading the plan back: " + back.status().toString()};
+      return {"PASS", ""};
+    }
     std::string error = PlanExecutor::create(*runtime, *bytes, planExec);
     if (!error.empty())
       return {"FAIL", "loading the plan: " + error};

@@ -209,8 +209,7 @@ static void printTiming(const std::vector<double> &gpu,
 /// Runs `planBytes` on the GPU; compares with `expected` when given.
 static int runPlan(const std::string &planBytes,
                    const std::map<std::string, HostTensor> &given,
-                   const std::vector<HostTensor> *reference,
-                   std::vector<HostTensor> *usedInputs) {
+                   const std::vector<HostTensor> *reference) {
   ::kiln::rt::StderrLogger logger(::kiln::rt::Logger::Severity::Warning);
   auto runtime = ::kiln::rt::Runtime::create(&logger);
   if (!runtime.isOk())
@@ -226,8 +225,6 @@ static int runPlan(const std::string &planBytes,
                << exec->engine().plan().steps.size() << " steps, arena "
                << exec->engine().deviceMemorySize() << " bytes\n";
   std::vector<HostTensor> args = makeInputs(exec->inputs(), given);
-  if (usedInputs)
-    *usedInputs = args;
   std::vector<HostTensor> outputs;
   error = exec->run(args, outputs);
   if (!error.empty())
@@ -248,6 +245,25 @@ static int runPlan(const std::string &planBytes,
 }
 
 static std::map<std::string, HostTensor> given;
+
+/// Runs `module` on the CPU reference backend: inputs from `given` or random
+/// (returned in `args`), outputs in `outputs`. 0, or 1 after an error.
+static int runReference(OwningOpRef<ModuleOp> module,
+                        std::vector<HostTensor> &args,
+                        std::vector<HostTensor> &outputs) {
+  FailureOr<std::unique_ptr<ReferenceExecutor>> exec =
+      ReferenceExecutor::compile(std::move(module));
+  if (failed(exec))
+    return 1;
+  std::vector<HostTensor> specs;
+  for (const TensorSpec &spec : (*exec)->inputs())
+    specs.emplace_back(spec.name, spec.kind, spec.shape);
+  args = makeInputs(specs, given);
+  std::string error = (*exec)->run(args, outputs);
+  if (!error.empty())
+    return fail("reference backend: " + error);
+  return 0;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -274,7 +290,7 @@ int main(int argc, char **argv) {
                                             /*RequiresNullTerminator=*/false);
     if (!file)
       return fail("cannot read '" + modelPath + "': " + file.getError().message());
-    return runPlan((*file)->getBuffer().str(), given, nullptr, nullptr);
+    return runPlan((*file)->getBuffer().str(), given, nullptr);
   }
 
   DialectRegistry registry;
@@ -332,36 +348,19 @@ int main(int argc, char **argv) {
     if (!bytes.isOk())
       return fail("writing the plan: " + bytes.status().toString());
     if (!checkReference)
-      return runPlan(*bytes, given, nullptr, nullptr);
-    // The reference runs on the inputs the GPU run used.
-    FailureOr<std::unique_ptr<ReferenceExecutor>> ref =
-        ReferenceExecutor::compile(std::move(result.module));
-    if (failed(ref))
-      return 1;
+      return runPlan(*bytes, given, nullptr);
+    // The GPU runs on the inputs the reference used.
     std::vector<HostTensor> args;
-    for (const TensorSpec &spec : (*ref)->inputs())
-      args.emplace_back(spec.name, spec.kind, spec.shape);
-    args = makeInputs(args, given);
-    std::string error = (*ref)->run(args, referenceOutputs);
-    if (!error.empty())
-      return fail("reference backend: " + error);
+    if (runReference(std::move(result.module), args, referenceOutputs))
+      return 1;
     for (const HostTensor &t : args)
       given[t.name] = t;
-    return runPlan(*bytes, given, &referenceOutputs, nullptr);
+    return runPlan(*bytes, given, &referenceOutputs);
   }
 
-  FailureOr<std::unique_ptr<ReferenceExecutor>> exec =
-      ReferenceExecutor::compile(std::move(result.module));
-  if (failed(exec))
+  std::vector<HostTensor> args, outputs;
+  if (runReference(std::move(result.module), args, outputs))
     return 1;
-  std::vector<HostTensor> specs;
-  for (const TensorSpec &spec : (*exec)->inputs())
-    specs.emplace_back(spec.name, spec.kind, spec.shape);
-  std::vector<HostTensor> args = makeInputs(specs, given);
-  std::vector<HostTensor> outputs;
-  std::string error = (*exec)->run(args, outputs);
-  if (!error.empty())
-    return fail(error);
   int mismatches = report(outputs, {}, "");
   return mismatches ? 1 : 0;
 }
