@@ -20,8 +20,13 @@ echo "== device"; "$bin/kiln-device-info"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
 
 if [ "$what" = all ] || [ "$what" = models ]; then
-  echo "== runtime tests"
-  "$bin/kiln-runtime-tests" 2>&1 | tail -8
+  echo "== runtime tests that need the GPU (the fake-driver ones run in CI)"
+  "$bin/kiln-runtime-tests" --gtest_filter='Gpu*:SystemDriver*' 2>&1 | tail -3
+  echo "== the runtime's example application"
+  "$bin/kiln-run-plan-example" "$carry/plans/small.kplan"
+  echo "== test/Target/Plan/run-on-gpu.test, by hand (no lit here)"
+  "$bin/kiln-run" test/Target/Plan/plan.mlir --backend=gpu --check-reference --seed 7 | grep -c "vs reference backend: match"
+  "$bin/kiln-run" "$carry/plans/small.kplan" --warmup 2 --iterations 10 | grep -E "^timing|GPU \(events"
 
   echo "== PyTorch eager baseline (same weights)"
   python3 benchmarks/torch_baseline.py --iterations 500 --warmup 50 \

@@ -9,7 +9,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 static="${KILN_STATIC_BUILD_DIR:-$root/build-static}"
 carry="$root/.carry"
 rm -rf "$carry" && mkdir -p "$carry/bin" "$carry/plans"
-for t in kiln-run kiln-conformance kiln-runtime-tests kiln-plan-info kiln-device-info; do
+for t in kiln-run kiln-conformance kiln-runtime-tests kiln-plan-info kiln-device-info \
+         kiln-run-plan-example; do
   cp "$static/bin/$t" "$carry/bin/"
   strip "$carry/bin/$t"
 done
@@ -31,6 +32,7 @@ for net in lenet5 resnet_block; do
 done
 "$compile" "$root/examples/lenet5.mlir" --target=sm_100 -o "$carry/plans/lenet5_sm100.kplan"
 "$compile" "$root/examples/lenet5.mlir" --target=sm_80 -o "$carry/plans/lenet5_sm80.kplan"
+"$compile" "$root/test/Target/Plan/plan.mlir" --no-optimize -o "$carry/plans/small.kplan"
 rm -rf "$gen"
 
 data=/usr/share/libonnx-testdata/data
