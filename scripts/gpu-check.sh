@@ -26,7 +26,7 @@ if [ "$what" = all ] || [ "$what" = models ]; then
   "$bin/kiln-run-plan-example" "$carry/plans/small.kplan"
   echo "== test/Target/Plan/run-on-gpu.test, by hand (no lit here)"
   "$bin/kiln-run" test/Target/Plan/plan.mlir --backend=gpu --check-reference --seed 7 | grep -c "vs reference backend: match"
-  "$bin/kiln-run" "$carry/plans/small.kplan" --warmup 2 --iterations 10 | grep -E "^timing|GPU \(events"
+  "$bin/kiln-run" "$carry/plans/small.kplan" --warmup 2 --iterations 10 --profile 5
 
   echo "== PyTorch eager baseline (same weights)"
   python3 benchmarks/torch_baseline.py --iterations 500 --warmup 50 \
@@ -42,7 +42,8 @@ if [ "$what" = all ] || [ "$what" = models ]; then
       echo "== $net batch $b: plan compiled on the build machine, against PyTorch, timed"
       input_name=$([ $net = lenet5 ] && echo data || echo input)
       "$bin/kiln-run" "$plan" --input "$input_name=$out/torchio/${net}_b$b/input_0.npy" \
-        --reference-dir "$out/torchio/${net}_b$b" --warmup 50 --iterations 500 2>&1 |
+        --reference-dir "$out/torchio/${net}_b$b" --warmup 50 --iterations 500 \
+        --profile 50 2>&1 |
         tee "$out/kiln_${net}_b$b.txt"
     done
   done

@@ -15,10 +15,10 @@ for t in kiln-run kiln-conformance kiln-runtime-tests kiln-plan-info kiln-device
   strip "$carry/bin/$t"
 done
 # A tool that still needs a shared LLVM/MLIR will not start there.
-if ldd "$carry"/bin/* | grep -E 'libLLVM|libMLIR|libonnx|libprotobuf'; then
+if ldd "$carry"/bin/kiln-* | grep -E 'libLLVM|libMLIR|libonnx|libprotobuf'; then
   mkdir -p "$carry/bin/lib"
 fi
-for lib in $(ldd "$carry"/bin/* | awk '/libonnx|libprotobuf/ {print $3}' | sort -u); do
+for lib in $(ldd "$carry"/bin/kiln-* | awk '/libonnx|libprotobuf/ {print $3}' | sort -u); do
   cp -L "$lib" "$carry/bin/lib/"
 done
 (cd "$carry" && tar cJf bin.tar.xz bin && rm -rf bin)

@@ -148,3 +148,29 @@ std::string PlanExecutor::time(int warmup, int iterations,
   (void)runtime.destroyEvent(*end);
   return error;
 }
+
+namespace {
+struct Collector : rt::Profiler {
+  std::vector<PlanExecutor::StepProfile> &steps;
+  explicit Collector(std::vector<PlanExecutor::StepProfile> &steps)
+      : steps(steps) {}
+  void reportStepTime(int step, const std::string &name, float ms) override {
+    if (static_cast<size_t>(step) >= steps.size())
+      steps.resize(step + 1);
+    steps[step].name = name;
+    steps[step].ms.push_back(ms);
+  }
+};
+} // namespace
+
+std::string PlanExecutor::profile(int runs,
+                                  std::vector<StepProfile> &steps) {
+  auto collector = std::make_unique<Collector>(steps);
+  context->setProfiler(collector.get());
+  std::string error;
+  for (int i = 0; i < runs && error.empty(); ++i)
+    if (rt::Status s = context->enqueue(stream); !s.isOk())
+      error = s.toString();
+  context->setProfiler(nullptr);
+  return error;
+}

@@ -395,6 +395,8 @@ ExecutionContext::ExecutionContext(Engine &engine,
 
 ExecutionContext::~ExecutionContext() {
   Runtime &runtime = engine_.runtime_;
+  for (void *event : events_)
+    (void)runtime.destroyEvent(event);
   if (stream_)
     if (Status s = runtime.destroyStream(stream_); !s)
       runtime.logger_->log(Logger::Severity::Error,
@@ -494,7 +496,20 @@ Status ExecutionContext::enqueue(void *stream) {
   const Driver::Api &api = runtime.driver_->api();
   auto *cuStream = static_cast<CUstream>(stream);
   const std::vector<uint64_t> &slots = program_->slots;
+  if (profiler_) {
+    while (events_.size() < program_->ops.size() + 1) {
+      auto event = runtime.createEvent();
+      if (!event)
+        return event.status();
+      events_.push_back(*event);
+    }
+    if (Status s = runtime.recordEvent(events_[0], stream); !s)
+      return s;
+  }
   for (size_t i = 0; i < program_->ops.size(); ++i) {
+    if (profiler_ && i > 0)
+      if (Status s = runtime.recordEvent(events_[i], stream); !s)
+        return s;
     const Program::Op &op = program_->ops[i];
     CUresult result = CUDA_SUCCESS;
     const char *call = "";
@@ -532,6 +547,26 @@ Status ExecutionContext::enqueue(void *stream) {
                     "step " + std::to_string(i) + " (" + what +
                         "): " + api.describe(call, result));
     }
+  }
+  return profiler_ ? reportProfile(stream) : Status::ok();
+}
+
+Status ExecutionContext::reportProfile(void *stream) {
+  const PlanContents &plan = engine_.plan_;
+  Runtime &runtime = engine_.runtime_;
+  size_t n = program_->ops.size();
+  if (Status s = runtime.recordEvent(events_[n], stream); !s)
+    return s;
+  for (size_t i = 0; i < n; ++i) {
+    auto ms = runtime.elapsedMs(events_[i], events_[i + 1]); // waits for it
+    if (!ms)
+      return ms.status();
+    const Step &step = plan.steps[i];
+    std::string name = step.kind == Step::Kind::Launch
+                           ? "launch " + plan.kernels[step.launch.kernel].name
+                       : step.kind == Step::Kind::Copy ? "copy"
+                                                       : "fill";
+    profiler_->reportStepTime(static_cast<int>(i), name, *ms);
   }
   return Status::ok();
 }

@@ -749,3 +749,60 @@ TEST_F(FakeEngineTest, EverythingIsReleased) {
 }
 
 } // namespace
+
+namespace {
+/// Collects what a profiled run reports.
+struct RecordingProfiler : Profiler {
+  std::vector<std::pair<int, std::string>> steps;
+  std::vector<float> times;
+  void reportStepTime(int step, const std::string &name, float ms) override {
+    steps.push_back({step, name});
+    times.push_back(ms);
+  }
+};
+} // namespace
+
+TEST_F(FakeEngineTest, ProfilerGetsEveryStepInOrder) {
+  auto rt = runtime();
+  ASSERT_TRUE(rt);
+  const int64_t n = 300;
+  std::vector<float> a = randomFloats(n, 4), b = randomFloats(n, 5),
+                     w = randomFloats(n, 6);
+  auto engine = load(*rt, addPlan(n, w));
+  ASSERT_TRUE(engine.isOk()) << engine.status().toString();
+  auto context = (*engine)->createExecutionContext();
+  ASSERT_TRUE(context.isOk());
+  uint64_t bytes = n * sizeof(float);
+  auto da = rt->allocate(bytes), db = rt->allocate(bytes),
+       dout = rt->allocate(bytes);
+  ASSERT_TRUE(da.isOk() && db.isOk() && dout.isOk());
+  ASSERT_TRUE(rt->copyToDevice(*da, a.data(), bytes));
+  ASSERT_TRUE(rt->copyToDevice(*db, b.data(), bytes));
+  ASSERT_TRUE((*context)->setTensorAddress("a", *da));
+  ASSERT_TRUE((*context)->setTensorAddress("b", *db));
+  ASSERT_TRUE((*context)->setTensorAddress("out", *dout));
+
+  RecordingProfiler profiler;
+  (*context)->setProfiler(&profiler);
+  for (int run = 0; run < 2; ++run)
+    ASSERT_TRUE((*context)->execute());
+  std::vector<std::pair<int, std::string>> once = {
+      {0, "copy"}, {1, "launch fake_add_f32"}, {2, "launch fake_add_f32"}};
+  std::vector<std::pair<int, std::string>> twice = once;
+  twice.insert(twice.end(), once.begin(), once.end());
+  EXPECT_EQ(profiler.steps, twice);
+  for (float ms : profiler.times)
+    EXPECT_GE(ms, 0.0f);
+  // Profiling changes nothing in the results.
+  std::vector<float> out(n);
+  ASSERT_TRUE(rt->copyToHost(out.data(), *dout, bytes));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], (a[i] + w[i]) + b[i]) << "at " << i;
+  // Off again: nothing more is reported.
+  (*context)->setProfiler(nullptr);
+  ASSERT_TRUE((*context)->execute());
+  EXPECT_EQ(profiler.steps.size(), twice.size());
+  rt->free(*da);
+  rt->free(*db);
+  rt->free(*dout);
+}

@@ -2,7 +2,7 @@
 //
 // kiln-run model.kplan|model.onnx|model.mlir [--backend=reference|gpu]
 //          [--input name=file.pb|.npy ...] [--reference-dir test_data_set_0]
-//          [--check-reference] [--seed N] [--warmup N --iterations N]
+//          [--check-reference] [--seed N] [--warmup N --iterations N] [--profile N]
 //
 // Runs a plan bundle on the GPU, or imports a model (ONNX, or kiln IR in a
 // .mlir file), optimizes it and runs it on the CPU reference backend or, with
@@ -12,7 +12,8 @@
 // with output_K.pb there, with --check-reference (a model on the GPU) with the
 // reference backend's outputs on the same inputs (exit status 1 on a
 // mismatch). --iterations N times N runs on the GPU after --warmup runs and
-// prints the median, min and p99 of GPU and host time.
+// prints the median, min and p99 of GPU and host time; --profile N prints the
+// median GPU time of every step over N runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,11 @@ static cl::opt<int> warmup("warmup", cl::desc("Untimed GPU runs first"),
 static cl::opt<int> iterations("iterations",
                                cl::desc("Timed GPU runs (0: no timing)"),
                                cl::init(0));
+static cl::opt<int> profileRuns(
+    "profile",
+    cl::desc("Profile N runs: the median GPU time of every step (an event "
+             "around each; the runs are synchronous)"),
+    cl::init(0));
 static cl::opt<std::string> targets("target",
                                     cl::desc("GPU architectures for --backend=gpu "
                                              "(default: the device's)"),
@@ -234,6 +240,27 @@ static int runPlan(const std::string &planBytes,
              "reference backend");
   if (mismatches < 0)
     return 1;
+  if (profileRuns > 0) {
+    std::vector<PlanExecutor::StepProfile> steps;
+    error = exec->profile(profileRuns, steps);
+    if (!error.empty())
+      return fail(error);
+    double total = 0;
+    for (const auto &step : steps)
+      total += quantile(step.ms, 0.5);
+    llvm::outs() << "profile: median GPU time per step over " << profileRuns
+                 << " runs (an event around each step)\n"
+                 << "| step | what                                     | ms       | share  |\n"
+                 << "|------|------------------------------------------|----------|--------|\n";
+    for (auto [i, step] : llvm::enumerate(steps)) {
+      double ms = quantile(step.ms, 0.5);
+      llvm::outs() << llvm::format("| %4zu | %-40s | %8.4f | %5.1f%% |\n", i,
+                                   step.name.c_str(), ms,
+                                   total > 0 ? 100 * ms / total : 0.0);
+    }
+    llvm::outs() << llvm::format("| sum  | %-40s | %8.4f | 100.0%% |\n", "",
+                                 total);
+  }
   if (iterations > 0) {
     std::vector<double> gpu, host;
     error = exec->time(warmup, iterations, gpu, host);

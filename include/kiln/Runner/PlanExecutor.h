@@ -43,6 +43,14 @@ public:
   std::string time(int warmup, int iterations, std::vector<double> &gpuMs,
                    std::vector<double> &hostMs);
 
+  /// The GPU time of each step over `runs` profiled runs (see
+  /// rt::Profiler), on the inputs already on the device.
+  struct StepProfile {
+    std::string name;
+    std::vector<double> ms; // one per run
+  };
+  std::string profile(int runs, std::vector<StepProfile> &steps);
+
 private:
   PlanExecutor(::kiln::rt::Runtime &runtime) : runtime(runtime) {}
   ::kiln::rt::Runtime &runtime;

@@ -26,6 +26,16 @@
 namespace kiln::rt {
 
 class ExecutionContext;
+
+/// Receives the GPU time of every step of a profiled run (the role of
+/// TensorRT's IProfiler).
+class Profiler {
+public:
+  virtual ~Profiler() = default;
+  /// Step `step` (plan order) took `ms` of GPU time. `name` is "launch
+  /// <kernel>", "copy" or "fill".
+  virtual void reportStepTime(int step, const std::string &name, float ms) = 0;
+};
 class GpuAllocator;
 class Runtime;
 
@@ -105,6 +115,13 @@ public:
   /// The address bound to `name`, or 0 (unbound or unknown).
   uint64_t tensorAddress(const std::string &name) const;
 
+  /// With a profiler, enqueue() records a CUDA event around every step,
+  /// waits for the stream and reports each step's GPU time: profiling makes
+  /// enqueue synchronous and adds an event record per step. nullptr turns it
+  /// off.
+  void setProfiler(Profiler *profiler) { profiler_ = profiler; }
+  Profiler *profiler() const { return profiler_; }
+
   /// Enqueues every step on `stream` (a CUstream; nullptr is the legacy
   /// default stream) and returns without waiting. Fails (InvalidArgument)
   /// when a tensor is unbound or the arena is not set, DriverError (naming
@@ -132,6 +149,10 @@ private:
   size_t unboundTensors_ = 0;
   /// The stream execute() uses, created on first use.
   void *stream_ = nullptr;
+  Profiler *profiler_ = nullptr;
+  /// One event before each step and one after the last (profiling only).
+  std::vector<void *> events_;
+  Status reportProfile(void *stream);
 };
 
 } // namespace kiln::rt
