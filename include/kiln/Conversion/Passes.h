@@ -26,6 +26,9 @@ namespace kiln {
 #define GEN_PASS_DECL
 #include "kiln/Conversion/Passes.h.inc"
 
+/// True if `loc` holds a NameLoc with a non-empty name (the layer's name).
+bool hasLayerName(Location loc);
+
 /// Adds the patterns that lower every kiln op to linalg/tensor/arith/math.
 void populateKilnToLinalgPatterns(RewritePatternSet &patterns);
 

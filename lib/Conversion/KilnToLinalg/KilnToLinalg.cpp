@@ -10,6 +10,7 @@
 
 #include "Patterns.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::kiln {
@@ -28,12 +29,32 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
   lowering::populateResizePatterns(patterns);
 }
 
+bool mlir::kiln::hasLayerName(Location loc) {
+  bool named = false;
+  loc->walk([&](Location l) {
+    auto name = dyn_cast<NameLoc>(l);
+    named = name && !name.getName().getValue().empty();
+    return named ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return named;
+}
+
 namespace mlir::kiln {
 namespace {
 struct ConvertToLinalgPass
     : impl::KilnConvertToLinalgPassBase<ConvertToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // The ops a layer lowers to inherit its location: a layer without a name
+    // (kiln IR written by hand) is named after its kind, so that the GPU
+    // kernels made from it say which layer they compute (k5_convolution).
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<KilnDialect>(op->getDialect()) || isa<kiln::ConstantOp>(op) ||
+          hasLayerName(op->getLoc()))
+        return;
+      op->setLoc(NameLoc::get(
+          StringAttr::get(ctx, op->getName().stripDialect()), op->getLoc()));
+    });
     ConversionTarget target(*ctx);
     target.addIllegalDialect<KilnDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,

@@ -66,7 +66,8 @@ static std::string kernelName(Operation *op, unsigned index) {
   std::string name = "k" + std::to_string(index);
   std::string layer;
   op->getLoc()->walk([&](Location loc) {
-    if (auto named = dyn_cast<NameLoc>(loc)) {
+    auto named = dyn_cast<NameLoc>(loc);
+    if (named && !named.getName().getValue().empty()) {
       layer = named.getName().str();
       return WalkResult::interrupt();
     }

@@ -11,7 +11,7 @@
 
 // PTX:      .version 8.0
 // PTX:      .target sm_90
-// PTX:      .entry k0_generic(
+// PTX:      .entry k0_unary(
 // PTX:      .maxntid 128, 1, 1
 // PTX:      ex2.approx
 
