@@ -17,6 +17,8 @@ parser.add_argument("--seed-model", required=True)
 parser.add_argument("--work", required=True)
 parser.add_argument("--count", type=int, default=150)
 parser.add_argument("--max-seconds", type=float, default=1.0)
+parser.add_argument("--tool-arg", action="append", default=[],
+                    help="an extra argument for the tool (e.g. --emit=plan)")
 args = parser.parse_args()
 
 data = open(args.seed_model, "rb").read()
@@ -48,7 +50,7 @@ for index, (name, content) in enumerate(variants):
         f.write(content)
     start = time.monotonic()
     try:
-        proc = subprocess.run([args.tool, path, "-o", os.devnull],
+        proc = subprocess.run([args.tool, path, "-o", os.devnull] + args.tool_arg,
                               capture_output=True, timeout=10)
     except subprocess.TimeoutExpired:
         crashes.append((name, "timed out"))
