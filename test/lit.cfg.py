@@ -36,6 +36,10 @@ if os.path.isdir(os.path.join(onnx_testdata, "node")):
     config.available_features.add("onnx-testdata")
     config.substitutions.append(("%onnx_testdata", onnx_testdata))
 
+# Tests that write ONNX models with Python need the onnx and numpy packages.
+if subprocess.run(["python3", "-c", "import onnx, numpy"], capture_output=True).returncode == 0:
+    config.available_features.add("python-onnx")
+
 # Kernels are serialized with the CUDA toolkit's libdevice; cubins need ptxas.
 cuda_path = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 if os.path.exists(os.path.join(cuda_path, "nvvm", "libdevice", "libdevice.10.bc")):
