@@ -67,7 +67,8 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     Copies and fills that the runtime does with the driver stay as they are:
     a `memref.copy` between contiguous buffers of one type (a device copy)
     and a `linalg.fill` of a contiguous buffer with a value whose bytes are
-    all equal (a memset). Ops with an empty iteration space are erased.
+    all equal (a memset). Ops with an empty iteration space, and copies of a
+    buffer onto itself (which bufferization can leave), are erased.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"256",

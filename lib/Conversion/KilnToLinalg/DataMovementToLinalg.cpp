@@ -123,6 +123,13 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
                                 PatternRewriter &rewriter) const override {
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
+    // Nothing to read (the source may be empty too, where any offset is out
+    // of bounds for tensor.extract_slice).
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
+      return success();
+    }
     if (llvm::all_of(op.getStride(), [](int64_t s) { return s > 0; })) {
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
           op, type, op.getInput(), ValueRange{}, ValueRange{}, ValueRange{},

@@ -360,6 +360,12 @@ void FormKernels::runOnOperation() {
   IRRewriter rewriter(ctx);
   for (Operation *op : work) {
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      // Bufferization can leave a buffer copied onto itself (a result
+      // computed in place in a slice of an output): nothing to do.
+      if (copy.getSource() == copy.getTarget()) {
+        rewriter.eraseOp(copy);
+        continue;
+      }
       Type src = copy.getSource().getType(), dst = copy.getTarget().getType();
       if (isContiguous(src) && isContiguous(dst) &&
           cast<MemRefType>(src).getShape() == cast<MemRefType>(dst).getShape() &&

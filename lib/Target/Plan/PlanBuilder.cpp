@@ -284,6 +284,9 @@ LogicalResult PlanBuilder::visit(Operation &op) {
     FailureOr<rt::Address> dst = viewAddress(copy.getTarget(), &op);
     if (failed(src) || failed(dst))
       return failure();
+    if (src->space == dst->space && src->index == dst->index &&
+        src->offset == dst->offset)
+      return success(); // a buffer onto itself: nothing to do
     use(*src);
     use(*dst);
     auto type = cast<MemRefType>(copy.getSource().getType());

@@ -127,6 +127,18 @@ func.func @slices(%x: tensor<5xf32>) -> (tensor<2xf32>, tensor<3xf32>) {
 
 // -----
 
+// A slice of an empty tensor reads nothing (and any offset would be out of
+// bounds for tensor.extract_slice): an empty tensor.
+// CHECK-LABEL: func.func @empty_slice
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<0x3xf32>
+// CHECK: return %[[E]]
+func.func @empty_slice(%x: tensor<0x5xf32>) -> tensor<0x3xf32> {
+  %0 = kiln.slice %x {start = array<i64: 0, 1>, size = array<i64: 0, 3>, stride = array<i64: 1, 1>} : tensor<0x5xf32> -> tensor<0x3xf32>
+  return %0 : tensor<0x3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reshape
 // CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
 // CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1]] output_shape [6, 4] : tensor<24xf32> into tensor<6x4xf32>

@@ -64,7 +64,7 @@ func.func @reduction_first(%x: memref<16x8xf32>, %y: memref<8xf32>) {
 // Copies between contiguous buffers (a view with an offset is contiguous
 // too) and byte-pattern fills stay for the runtime (a device copy, a memset);
 // a strided copy, a fill with -inf and a named op become kernels; ops over an
-// empty space disappear.
+// empty space and a copy of a buffer onto itself disappear.
 // CHECK-LABEL: func.func @copies_and_fills
 // CHECK:         memref.copy %arg0, %arg1 : memref<4x4xf32> to memref<4x4xf32>
 // CHECK:         %[[ROWS:.*]] = memref.subview %arg0[2, 0] [2, 4] [1, 1]
@@ -76,6 +76,7 @@ func.func @reduction_first(%x: memref<16x8xf32>, %y: memref<8xf32>) {
 // CHECK:         gpu.launch_func @kiln_kernels::@k2_generic {{.*}} args(%arg0 : memref<4x4xf32>, %arg1 : memref<4x4xf32>)
 // CHECK-NOT:     gpu.launch_func
 // CHECK-NOT:     linalg.fill
+// CHECK-NOT:     memref.copy
 // CHECK:         return
 // CHECK:       gpu.func @k0_generic(%[[SRC:.*]]: memref<4x2xf32, strided<[4, 1], offset: 1>>, %[[DST:.*]]: memref<4x2xf32>)
 // CHECK:         memref.load %[[SRC]]
@@ -100,6 +101,7 @@ func.func @copies_and_fills(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref
   linalg.transpose ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>) permutation = [1, 0]
   linalg.fill ins(%zero : f32) outs(%e : memref<0x4xf32>)
   linalg.fill ins(%ninf : f32) outs(%e : memref<0x4xf32>)
+  memref.copy %rows, %rows : memref<2x4xf32, strided<[4, 1], offset: 8>> to memref<2x4xf32, strided<[4, 1], offset: 8>>
   return
 }
 
