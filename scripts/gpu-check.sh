@@ -64,4 +64,7 @@ if [ "$what" = all ] || [ "$what" = conformance ]; then
   echo "exit $?"
   grep -E "REGRESSION|^FAIL" "$out/gpu-conformance.txt" | head -40
   tail -2 "$out/gpu-conformance.txt"
+  echo "== aliasing and view cases (test/Target/Plan/gpu-cases.test) on the GPU"
+  python3 test/Target/Plan/Inputs/make_gpu_cases.py "$out/cases" > /dev/null
+  "$bin/kiln-conformance" --backend=gpu -j 16 "$out/cases" 2>&1 | grep -Ev "^PASS"
 fi
