@@ -212,19 +212,27 @@ static void printTiming(const std::vector<double> &gpu,
   row("host (enqueue + synchronize)", host);
 }
 
+static ::kiln::rt::StderrLogger logger(::kiln::rt::Logger::Severity::Warning);
+
+/// The runtime on GPU 0, or null after printing why there is none.
+static std::unique_ptr<::kiln::rt::Runtime> createRuntime() {
+  auto runtime = ::kiln::rt::Runtime::create(&logger);
+  if (!runtime.isOk()) {
+    fail("cannot run on the GPU: " + runtime.status().toString());
+    return nullptr;
+  }
+  return std::move(*runtime);
+}
+
 /// Runs `planBytes` on the GPU; compares with `expected` when given.
-static int runPlan(const std::string &planBytes,
+static int runPlan(::kiln::rt::Runtime &runtime, const std::string &planBytes,
                    const std::map<std::string, HostTensor> &given,
                    const std::vector<HostTensor> *reference) {
-  ::kiln::rt::StderrLogger logger(::kiln::rt::Logger::Severity::Warning);
-  auto runtime = ::kiln::rt::Runtime::create(&logger);
-  if (!runtime.isOk())
-    return fail("cannot run on the GPU: " + runtime.status().toString());
   std::unique_ptr<PlanExecutor> exec;
-  std::string error = PlanExecutor::create(**runtime, planBytes, exec);
+  std::string error = PlanExecutor::create(runtime, planBytes, exec);
   if (!error.empty())
     return fail(error);
-  const auto &device = (*runtime)->device();
+  const auto &device = runtime.device();
   llvm::outs() << "device: " << device.name << " (" << device.smArch()
                << "), plan image "
                << (exec->engine().imageIndex() >= 0 ? "loaded" : "none") << ", "
@@ -317,7 +325,10 @@ int main(int argc, char **argv) {
                                             /*RequiresNullTerminator=*/false);
     if (!file)
       return fail("cannot read '" + modelPath + "': " + file.getError().message());
-    return runPlan((*file)->getBuffer().str(), given, nullptr);
+    std::unique_ptr<::kiln::rt::Runtime> runtime = createRuntime();
+    if (!runtime)
+      return 1;
+    return runPlan(*runtime, (*file)->getBuffer().str(), given, nullptr);
   }
 
   DialectRegistry registry;
@@ -349,6 +360,9 @@ int main(int argc, char **argv) {
 
   std::vector<HostTensor> referenceOutputs;
   if (backend == "gpu") {
+    std::unique_ptr<::kiln::rt::Runtime> runtime = createRuntime();
+    if (!runtime)
+      return 1;
     PlanOptions planOptions;
     if (!targets.empty()) {
       std::string error;
@@ -357,15 +371,9 @@ int main(int argc, char **argv) {
         return fail("--target: " + error);
       planOptions.archs = *archs;
     } else {
-      // The device's architecture (a fresh driver load; cheap).
-      auto driver = ::kiln::rt::Driver::load();
-      if (!driver.isOk())
-        return fail("cannot run on the GPU: " + driver.status().toString());
-      auto device = (*driver)->device(0);
-      if (!device.isOk())
-        return fail(device.status().toString());
+      const auto &device = runtime->device();
       planOptions.archs = {static_cast<unsigned>(
-          device->computeCapabilityMajor * 10 + device->computeCapabilityMinor)};
+          device.computeCapabilityMajor * 10 + device.computeCapabilityMinor)};
     }
     OwningOpRef<ModuleOp> copy = result.module->clone();
     FailureOr<::kiln::rt::PlanContents> plan = compileToPlan(*copy, planOptions);
@@ -375,14 +383,14 @@ int main(int argc, char **argv) {
     if (!bytes.isOk())
       return fail("writing the plan: " + bytes.status().toString());
     if (!checkReference)
-      return runPlan(*bytes, given, nullptr);
+      return runPlan(*runtime, *bytes, given, nullptr);
     // The GPU runs on the inputs the reference used.
     std::vector<HostTensor> args;
     if (runReference(std::move(result.module), args, referenceOutputs))
       return 1;
     for (const HostTensor &t : args)
       given[t.name] = t;
-    return runPlan(*bytes, given, &referenceOutputs);
+    return runPlan(*runtime, *bytes, given, &referenceOutputs);
   }
 
   std::vector<HostTensor> args, outputs;

@@ -26,6 +26,14 @@ namespace kiln {
 #define GEN_PASS_DECL
 #include "kiln/Conversion/Passes.h.inc"
 
+/// True when the runtime can do `copy` as one device copy (a Copy step):
+/// contiguous buffers of the same shape and element type.
+bool isDeviceCopy(memref::CopyOp copy);
+
+/// The byte the runtime can memset `fill`'s output with (a Fill step): the
+/// output is contiguous and the constant value's bytes are all equal.
+std::optional<uint8_t> getMemsetByte(linalg::FillOp fill);
+
 /// True if `loc` holds a NameLoc with a non-empty name (the layer's name).
 bool hasLayerName(Location loc);
 

@@ -60,6 +60,22 @@ static std::optional<uint8_t> repeatedByte(Attribute value) {
   return first;
 }
 
+bool mlir::kiln::isDeviceCopy(memref::CopyOp copy) {
+  auto src = dyn_cast<MemRefType>(copy.getSource().getType());
+  auto dst = dyn_cast<MemRefType>(copy.getTarget().getType());
+  return src && dst && isContiguous(src) && isContiguous(dst) &&
+         src.getShape() == dst.getShape() &&
+         src.getElementType() == dst.getElementType();
+}
+
+std::optional<uint8_t> mlir::kiln::getMemsetByte(linalg::FillOp fill) {
+  Attribute value;
+  if (!matchPattern(fill.getInputs()[0], m_Constant(&value)) ||
+      !isContiguous(fill.getOutputs()[0].getType()))
+    return std::nullopt;
+  return repeatedByte(value);
+}
+
 /// A name for the kernel of `op`: the innermost named location (the layer's
 /// name), made a valid PTX identifier.
 static std::string kernelName(Operation *op, unsigned index) {
@@ -366,12 +382,8 @@ void FormKernels::runOnOperation() {
         rewriter.eraseOp(copy);
         continue;
       }
-      Type src = copy.getSource().getType(), dst = copy.getTarget().getType();
-      if (isContiguous(src) && isContiguous(dst) &&
-          cast<MemRefType>(src).getShape() == cast<MemRefType>(dst).getShape() &&
-          cast<MemRefType>(src).getElementType() ==
-              cast<MemRefType>(dst).getElementType())
-        continue; // a device copy
+      if (isDeviceCopy(copy))
+        continue;
       rewriter.setInsertionPoint(copy);
       op = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
                                   copy.getTarget());
@@ -387,13 +399,8 @@ void FormKernels::runOnOperation() {
       rewriter.eraseOp(op); // nothing to compute
       continue;
     }
-    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-      Attribute value;
-      if (matchPattern(fill.getInputs()[0], m_Constant(&value)) &&
-          repeatedByte(value) &&
-          isContiguous(fill.getOutputs()[0].getType()))
-        continue; // a memset
-    }
+    if (auto fill = dyn_cast<linalg::FillOp>(op); fill && getMemsetByte(fill))
+      continue;
 
     auto generic = dyn_cast<linalg::GenericOp>(op);
     Attribute config = op->getAttr(KilnDialect::getTileConfigAttrName());

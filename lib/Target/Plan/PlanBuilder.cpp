@@ -15,6 +15,7 @@
 #include "kiln/Target/Plan/PlanCompiler.h"
 
 #include "kiln/Conversion/DestinationPassing.h"
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -280,6 +281,10 @@ LogicalResult PlanBuilder::visit(Operation &op) {
     }
   } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
     step.kind = rt::Step::Kind::Copy;
+    if (!isDeviceCopy(copy))
+      return op.emitError("plan: a copy between non-contiguous buffers is not "
+                          "a device copy (kiln-gpu-form-kernels makes it a "
+                          "kernel)");
     FailureOr<rt::Address> src = viewAddress(copy.getSource(), &op);
     FailureOr<rt::Address> dst = viewAddress(copy.getTarget(), &op);
     if (failed(src) || failed(dst))
@@ -294,12 +299,10 @@ LogicalResult PlanBuilder::visit(Operation &op) {
                  type.getNumElements() * elementBytes(type.getElementType())};
   } else if (auto fill = dyn_cast<linalg::FillOp>(op)) {
     step.kind = rt::Step::Kind::Fill;
-    Attribute value;
-    if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
-      return op.emitError("plan: fill value is not a constant");
-    APInt bits = isa<FloatAttr>(value)
-                     ? cast<FloatAttr>(value).getValue().bitcastToAPInt()
-                     : cast<IntegerAttr>(value).getValue();
+    std::optional<uint8_t> byte = getMemsetByte(fill);
+    if (!byte)
+      return op.emitError("plan: this fill is not a memset (kiln-gpu-form-"
+                          "kernels makes it a kernel)");
     FailureOr<rt::Address> dst = viewAddress(fill.getOutputs()[0], &op);
     if (failed(dst))
       return failure();
@@ -307,7 +310,7 @@ LogicalResult PlanBuilder::visit(Operation &op) {
     auto type = cast<MemRefType>(fill.getOutputs()[0].getType());
     step.fill = {*dst,
                  type.getNumElements() * elementBytes(type.getElementType()),
-                 static_cast<uint8_t>(bits.getLoBits(8).getZExtValue())};
+                 *byte};
   } else {
     return op.emitError("plan: host operation '")
            << op.getName() << "' cannot be expressed as a plan step";
