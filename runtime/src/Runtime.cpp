@@ -155,8 +155,19 @@ Status Runtime::copyToDevice(uint64_t dst, const void *src, uint64_t bytes) {
   if (Status s = makeCurrent(); !s)
     return s;
   CUresult result = driver_->api().memcpyHtoD(dst, src, bytes);
+  if (result != CUDA_SUCCESS)
+    return driverError("cuMemcpyHtoD", result);
+  return finishDefaultStream();
+}
+
+// From pageable memory, cuMemcpyHtoD returns once the bytes are staged, and
+// cuMemsetD8 may return before it is done: work on a non-blocking stream
+// (enqueue) could then read the old contents. Waiting for the default stream
+// makes both complete on return, as documented.
+Status Runtime::finishDefaultStream() const {
+  CUresult result = driver_->api().streamSynchronize(nullptr);
   return result == CUDA_SUCCESS ? Status::ok()
-                                : driverError("cuMemcpyHtoD", result);
+                                : driverError("cuStreamSynchronize", result);
 }
 
 Status Runtime::copyToHost(void *dst, uint64_t src, uint64_t bytes) {
@@ -175,8 +186,9 @@ Status Runtime::memset(uint64_t dst, uint8_t value, uint64_t bytes) {
   if (Status s = makeCurrent(); !s)
     return s;
   CUresult result = driver_->api().memsetD8(dst, value, bytes);
-  return result == CUDA_SUCCESS ? Status::ok()
-                                : driverError("cuMemsetD8", result);
+  if (result != CUDA_SUCCESS)
+    return driverError("cuMemsetD8", result);
+  return finishDefaultStream();
 }
 
 StatusOr<void *> Runtime::createStream() {

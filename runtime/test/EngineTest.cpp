@@ -64,7 +64,8 @@ public:
 
 const char *const kFakeEnv[] = {"KILN_FAKE_CUDA_INIT", "KILN_FAKE_CUDA_CC",
                                 "KILN_FAKE_CUDA_DRIVER",
-                                "KILN_FAKE_CUDA_LAUNCH_RESULT"};
+                                "KILN_FAKE_CUDA_LAUNCH_RESULT",
+                                "KILN_FAKE_CUDA_STAGED_HTOD"};
 
 class FakeEngineTest : public ::testing::Test {
 protected:
@@ -795,4 +796,42 @@ TEST_F(FakeEngineTest, ProfilerGetsEveryStepInOrder) {
   (*context)->setProfiler(nullptr);
   ASSERT_TRUE((*context)->execute());
   EXPECT_EQ(profiler.steps.size(), twice.size());
+}
+
+// From pageable memory the real cuMemcpyHtoD returns once the bytes are
+// staged; work on a non-blocking stream could read the old contents (seen on
+// the H200 as a conformance case that failed once in three runs). The fake
+// driver stages the same way; copyToDevice must still be complete on return,
+// for the inputs and for the weights the engine uploads.
+TEST_F(FakeEngineTest, CopyToDeviceIsCompleteOnReturn) {
+  setenv("KILN_FAKE_CUDA_STAGED_HTOD", "1", 1);
+  auto rt = runtime();
+  ASSERT_TRUE(rt);
+  const int64_t n = 64;
+  std::vector<float> w = randomFloats(n, 7);
+  auto engine = load(*rt, addPlan(n, w));
+  ASSERT_TRUE(engine.isOk()) << engine.status().toString();
+  auto context = (*engine)->createExecutionContext();
+  ASSERT_TRUE(context.isOk());
+  std::vector<float> a = randomFloats(n, 8), b = randomFloats(n, 9);
+  uint64_t bytes = n * sizeof(float);
+  auto da = rt->allocate(bytes), db = rt->allocate(bytes),
+       dout = rt->allocate(bytes);
+  ASSERT_TRUE(da.isOk() && db.isOk() && dout.isOk());
+  ASSERT_TRUE(rt->copyToDevice(*da, a.data(), bytes));
+  ASSERT_TRUE(rt->copyToDevice(*db, b.data(), bytes));
+  ASSERT_TRUE((*context)->setTensorAddress("a", *da));
+  ASSERT_TRUE((*context)->setTensorAddress("b", *db));
+  ASSERT_TRUE((*context)->setTensorAddress("out", *dout));
+  auto stream = rt->createStream();
+  ASSERT_TRUE(stream.isOk());
+  ASSERT_TRUE((*context)->enqueue(*stream)); // the fake runs kernels at once
+  std::vector<float> out(n);
+  ASSERT_TRUE(rt->copyToHost(out.data(), *dout, bytes));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], (a[i] + w[i]) + b[i]) << "at " << i;
+  EXPECT_TRUE(rt->destroyStream(*stream));
+  rt->free(*da);
+  rt->free(*db);
+  rt->free(*dout);
 }

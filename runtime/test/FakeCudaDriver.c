@@ -187,9 +187,35 @@ CUresult cuMemFree_v2(CUdeviceptr ptr) {
   return CUDA_SUCCESS;
 }
 
+/* With KILN_FAKE_CUDA_STAGED_HTOD=1, cuMemcpyHtoD behaves as the real one
+ * does from pageable memory: it returns once the bytes are staged, and they
+ * reach the device only when the default stream is synchronized. */
+#define MAX_STAGED 16
+static struct {
+  void *dst;
+  void *bytes;
+  size_t size;
+} staged[MAX_STAGED];
+static int stagedCount;
+
+static void flushStaged(void) {
+  for (int i = 0; i < stagedCount; ++i) {
+    memcpy(staged[i].dst, staged[i].bytes, staged[i].size);
+    free(staged[i].bytes);
+  }
+  stagedCount = 0;
+}
+
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes) {
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
+  if (envInt("KILN_FAKE_CUDA_STAGED_HTOD", 0) && stagedCount < MAX_STAGED) {
+    staged[stagedCount].dst = (void *)(uintptr_t)dst;
+    staged[stagedCount].bytes = malloc(bytes);
+    memcpy(staged[stagedCount].bytes, src, bytes);
+    staged[stagedCount++].size = bytes;
+    return CUDA_SUCCESS;
+  }
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return CUDA_SUCCESS;
 }
@@ -409,8 +435,11 @@ CUresult cuStreamDestroy_v2(CUstream stream) {
 }
 
 CUresult cuStreamSynchronize(CUstream stream) {
-  (void)stream;
-  return noContext() ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!stream)
+    flushStaged();
+  return CUDA_SUCCESS;
 }
 
 CUresult cuEventCreate(CUevent *event, unsigned int flags) {

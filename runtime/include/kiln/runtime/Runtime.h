@@ -71,7 +71,9 @@ public:
   /// 256 bytes; free it with free() while the same allocator is set.
   StatusOr<uint64_t> allocate(uint64_t bytes);
   void free(uint64_t ptr);
-  /// Synchronous copies and fill.
+  /// Synchronous copies and fill: the bytes are in place on return, so work
+  /// enqueued afterwards on any stream sees them. copyToHost does not wait
+  /// for other streams: synchronize the stream that wrote `src` first.
   Status copyToDevice(uint64_t dst, const void *src, uint64_t bytes);
   Status copyToHost(void *dst, uint64_t src, uint64_t bytes);
   Status memset(uint64_t dst, uint8_t value, uint64_t bytes);
@@ -98,6 +100,7 @@ private:
 
   /// Makes the primary context current on this thread.
   Status makeCurrent() const;
+  Status finishDefaultStream() const;
   /// A DriverError for a failed driver call.
   Status driverError(const char *call, int result) const;
 
