@@ -57,7 +57,7 @@ public:
   StatusOr<DeviceInfo> device(int ordinal) const;
 
   /// The resolved driver entry points (defined in the runtime's internal
-  /// src/DriverApi.h, which needs cuda.h).
+  /// src/cuda/DriverApi.h, which needs cuda.h).
   struct Api;
   const Api &api() const;
 

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Crc32.h"
-#include "PlanFormat.h"
+#include "plan/Crc32.h"
+#include "plan/PlanFormat.h"
 #include "plan_generated.h"
 
 #include <algorithm>

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_RUNTIME_SRC_PLANFORMAT_H
-#define KILN_RUNTIME_SRC_PLANFORMAT_H
+#ifndef KILN_RUNTIME_SRC_PLAN_PLANFORMAT_H
+#define KILN_RUNTIME_SRC_PLAN_PLANFORMAT_H
 
 #include "kiln/runtime/Plan.h"
 
@@ -75,4 +75,4 @@ Status checkPlanContents(const PlanContents &plan, StatusCode code);
 
 } // namespace kiln::rt::detail
 
-#endif // KILN_RUNTIME_SRC_PLANFORMAT_H
+#endif // KILN_RUNTIME_SRC_PLAN_PLANFORMAT_H

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PlanFormat.h"
+#include "plan/PlanFormat.h"
 
 #include <cstdio>
 #include <limits>

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_RUNTIME_SRC_DRIVERAPI_H
-#define KILN_RUNTIME_SRC_DRIVERAPI_H
+#ifndef KILN_RUNTIME_SRC_CUDA_DRIVERAPI_H
+#define KILN_RUNTIME_SRC_CUDA_DRIVERAPI_H
 
 #include "kiln/runtime/Driver.h"
 
@@ -73,4 +73,4 @@ struct Driver::Api {
 
 } // namespace kiln::rt
 
-#endif // KILN_RUNTIME_SRC_DRIVERAPI_H
+#endif // KILN_RUNTIME_SRC_CUDA_DRIVERAPI_H

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DriverApi.h"
+#include "cuda/DriverApi.h"
 
 #include <dlfcn.h>
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_RUNTIME_SRC_CRC32_H
-#define KILN_RUNTIME_SRC_CRC32_H
+#ifndef KILN_RUNTIME_SRC_PLAN_CRC32_H
+#define KILN_RUNTIME_SRC_PLAN_CRC32_H
 
 #include <cstddef>
 #include <cstdint>
@@ -19,4 +19,4 @@ uint32_t crc32(const void *data, std::size_t size, uint32_t crc = 0);
 
 } // namespace kiln::rt::detail
 
-#endif // KILN_RUNTIME_SRC_CRC32_H
+#endif // KILN_RUNTIME_SRC_PLAN_CRC32_H

@@ -14,8 +14,8 @@
 
 #include "kiln/runtime/Runtime.h"
 
-#include "DriverApi.h"
-#include "PlanFormat.h"
+#include "cuda/DriverApi.h"
+#include "plan/PlanFormat.h"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 
 #include "kiln/runtime/Runtime.h"
 
-#include "DriverApi.h"
+#include "cuda/DriverApi.h"
 
 namespace kiln::rt {
 
