@@ -2,11 +2,13 @@
 //
 // Every way of loading the driver: a missing library, a library that is not a
 // driver, a driver with no device, a failing cuInit, a working (stand-in)
-// driver, and finally the machine's real driver when it has one.
+// driver, one that has only the old name of a versioned entry point, and
+// finally the machine's real driver when it has one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/runtime/Driver.h"
+#include "kiln/runtime/Runtime.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -51,6 +53,36 @@ TEST(DriverLoad, LibraryWithoutEntryPointsIsNotADriver) {
                         "'cuDeviceGetCount' not found"));
 }
 
+TEST(DriverLoad, MissingVersionedEntryPointNamesBothNames) {
+  auto driver = Driver::load(KILN_FAKE_CUDA_NO_ELAPSED_TIME);
+  ASSERT_FALSE(driver.isOk());
+  EXPECT_EQ(driver.status().code(), StatusCode::DriverUnavailable);
+  EXPECT_EQ(driver.status().message(),
+            std::string("'") + KILN_FAKE_CUDA_NO_ELAPSED_TIME +
+                "' is not a usable CUDA driver: entry point "
+                "'cuEventElapsedTime_v2' (or 'cuEventElapsedTime') not found");
+}
+
+// Drivers before CUDA 12.8 export only cuEventElapsedTime: the fallback of
+// DriverSymbols.def is resolved and called.
+TEST_F(FakeDriverTest, OldDriverUsesTheUnversionedName) {
+  configure(0, 1);
+  auto runtime =
+      kiln::rt::Runtime::create(nullptr, 0, KILN_FAKE_CUDA_LEGACY_ELAPSED_TIME);
+  ASSERT_TRUE(runtime.isOk()) << runtime.status().toString();
+  auto stream = (*runtime)->createStream();
+  auto start = (*runtime)->createEvent(), end = (*runtime)->createEvent();
+  ASSERT_TRUE(stream.isOk() && start.isOk() && end.isOk());
+  ASSERT_TRUE((*runtime)->recordEvent(*start, *stream));
+  ASSERT_TRUE((*runtime)->recordEvent(*end, *stream));
+  auto ms = (*runtime)->elapsedMs(*start, *end);
+  ASSERT_TRUE(ms.isOk()) << ms.status().toString();
+  EXPECT_GE(*ms, 0.0f);
+  EXPECT_TRUE((*runtime)->destroyEvent(*start));
+  EXPECT_TRUE((*runtime)->destroyEvent(*end));
+  EXPECT_TRUE((*runtime)->destroyStream(*stream));
+}
+
 TEST_F(FakeDriverTest, InitNoDeviceIsNoDevice) {
   configure(/*CUDA_ERROR_NO_DEVICE*/ 100, 0);
   auto driver = Driver::load(KILN_FAKE_CUDA);
@@ -74,8 +106,9 @@ TEST_F(FakeDriverTest, InitFailureIsDriverErrorWithCudaName) {
   auto driver = Driver::load(KILN_FAKE_CUDA);
   ASSERT_FALSE(driver.isOk());
   EXPECT_EQ(driver.status().code(), StatusCode::DriverError);
-  EXPECT_THAT(driver.status().message(),
-              HasSubstr("cuInit failed with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"));
+  EXPECT_THAT(
+      driver.status().message(),
+      HasSubstr("cuInit failed with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"));
 }
 
 TEST_F(FakeDriverTest, UnnamedErrorCodeIsReportedByNumber) {

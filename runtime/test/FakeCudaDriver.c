@@ -10,7 +10,10 @@
  *   KILN_FAKE_CUDA_DRIVER         cuDriverGetVersion's answer (default 13000)
  *   KILN_FAKE_CUDA_LAUNCH_RESULT  the CUresult cuLaunchKernel returns
  *                                 (default 0)
- * Built with KILN_FAKE_CUDA_INCOMPLETE it lacks cuDeviceGetCount and later.
+ * Built with KILN_FAKE_CUDA_INCOMPLETE it lacks cuDeviceGetCount and later;
+ * with KILN_FAKE_CUDA_LEGACY_ELAPSED_TIME it exports cuEventElapsedTime
+ * instead of cuEventElapsedTime_v2 (a driver before CUDA 12.8), and with
+ * KILN_FAKE_CUDA_NO_ELAPSED_TIME neither.
  *
  * Device memory is host memory (a CUdeviceptr is a host pointer), so copies
  * and fills really copy and fill. A module is any image whose text contains
@@ -464,10 +467,20 @@ CUresult cuEventSynchronize(CUevent event) {
   return CUDA_SUCCESS;
 }
 
+#if defined(KILN_FAKE_CUDA_LEGACY_ELAPSED_TIME)
+/* A driver before CUDA 12.8: only the unversioned name (which cuda.h 13
+ * maps to the _v2). */
+#undef cuEventElapsedTime
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  *ms = (float)(end->ms - start->ms);
+  return CUDA_SUCCESS;
+}
+#elif !defined(KILN_FAKE_CUDA_NO_ELAPSED_TIME)
 CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
   *ms = (float)(end->ms - start->ms);
   return CUDA_SUCCESS;
 }
+#endif
 
 CUresult cuEventDestroy_v2(CUevent event) {
   free(event);

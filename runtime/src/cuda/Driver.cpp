@@ -43,12 +43,17 @@ struct HandleCloser {
   }
 };
 
+/// Sets `fn` to `symbol`, or else to `fallback` (when not null), in the
+/// library `handle`; records the first entry point not found in `missing`.
 template <typename Fn>
-bool resolve(void *handle, const char *symbol, Fn &fn, std::string &missing) {
+void resolve(void *handle, const char *symbol, const char *fallback, Fn &fn,
+             std::string &missing) {
   fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
+  if (!fn && fallback)
+    fn = reinterpret_cast<Fn>(dlsym(handle, fallback));
   if (!fn && missing.empty())
-    missing = symbol;
-  return fn != nullptr;
+    missing = "'" + std::string(symbol) + "'" +
+              (fallback ? " (or '" + std::string(fallback) + "')" : "");
 }
 } // namespace
 
@@ -66,46 +71,17 @@ StatusOr<std::unique_ptr<Driver>> Driver::load(const std::string &library) {
 
   auto api = std::make_unique<Api>();
   std::string missing;
-  resolve(handle, "cuInit", api->init, missing);
-  resolve(handle, "cuDriverGetVersion", api->driverGetVersion, missing);
-  resolve(handle, "cuDeviceGetCount", api->deviceGetCount, missing);
-  resolve(handle, "cuDeviceGet", api->deviceGet, missing);
-  resolve(handle, "cuDeviceGetName", api->deviceGetName, missing);
-  resolve(handle, "cuDeviceGetAttribute", api->deviceGetAttribute, missing);
-  resolve(handle, "cuDeviceTotalMem_v2", api->deviceTotalMem, missing);
-  resolve(handle, "cuGetErrorName", api->getErrorName, missing);
-  resolve(handle, "cuGetErrorString", api->getErrorString, missing);
-  resolve(handle, "cuDevicePrimaryCtxRetain", api->devicePrimaryCtxRetain,
-          missing);
-  resolve(handle, "cuDevicePrimaryCtxRelease_v2", api->devicePrimaryCtxRelease,
-          missing);
-  resolve(handle, "cuCtxSetCurrent", api->ctxSetCurrent, missing);
-  resolve(handle, "cuMemAlloc_v2", api->memAlloc, missing);
-  resolve(handle, "cuMemFree_v2", api->memFree, missing);
-  resolve(handle, "cuMemcpyHtoD_v2", api->memcpyHtoD, missing);
-  resolve(handle, "cuMemcpyDtoH_v2", api->memcpyDtoH, missing);
-  resolve(handle, "cuMemcpyDtoDAsync_v2", api->memcpyDtoDAsync, missing);
-  resolve(handle, "cuMemsetD8_v2", api->memsetD8, missing);
-  resolve(handle, "cuMemsetD8Async", api->memsetD8Async, missing);
-  resolve(handle, "cuModuleLoadDataEx", api->moduleLoadDataEx, missing);
-  resolve(handle, "cuModuleUnload", api->moduleUnload, missing);
-  resolve(handle, "cuModuleGetFunction", api->moduleGetFunction, missing);
-  resolve(handle, "cuLaunchKernel", api->launchKernel, missing);
-  resolve(handle, "cuStreamCreate", api->streamCreate, missing);
-  resolve(handle, "cuStreamDestroy_v2", api->streamDestroy, missing);
-  resolve(handle, "cuStreamSynchronize", api->streamSynchronize, missing);
-  resolve(handle, "cuEventCreate", api->eventCreate, missing);
-  resolve(handle, "cuEventRecord", api->eventRecord, missing);
-  resolve(handle, "cuEventSynchronize", api->eventSynchronize, missing);
-  // Drivers before CUDA 12.8 export only the unversioned name.
-  std::string noV2;
-  if (!resolve(handle, "cuEventElapsedTime_v2", api->eventElapsedTime, noV2))
-    resolve(handle, "cuEventElapsedTime", api->eventElapsedTime, missing);
-  resolve(handle, "cuEventDestroy_v2", api->eventDestroy, missing);
+  // One call per line of DriverSymbols.def.
+#define KILN_DRIVER_SYMBOL(member, symbol)                                     \
+  resolve(handle, #symbol, nullptr, api->member, missing);
+#define KILN_DRIVER_SYMBOL_FALLBACK(member, symbol, fallback)                  \
+  resolve(handle, #symbol, #fallback, api->member, missing);
+#include "cuda/DriverSymbols.def"
   if (!missing.empty())
     return Status(StatusCode::DriverUnavailable,
-                  "'" + library + "' is not a usable CUDA driver: entry point '" +
-                      missing + "' not found");
+                  "'" + library +
+                      "' is not a usable CUDA driver: entry point " + missing +
+                      " not found");
 
   CUresult result = api->init(0);
   if (result == CUDA_ERROR_NO_DEVICE)
@@ -155,7 +131,8 @@ StatusOr<DeviceInfo> Driver::device(int ordinal) const {
   CUdevice dev = 0;
   CUresult result = api_->deviceGet(&dev, ordinal);
   if (result != CUDA_SUCCESS)
-    return Status(StatusCode::DriverError, api_->describe("cuDeviceGet", result));
+    return Status(StatusCode::DriverError,
+                  api_->describe("cuDeviceGet", result));
 
   DeviceInfo info;
   info.ordinal = ordinal;
@@ -170,8 +147,10 @@ StatusOr<DeviceInfo> Driver::device(int ordinal) const {
     CUdevice_attribute attribute;
     int *out;
   } attributes[] = {
-      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &info.computeCapabilityMajor},
-      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &info.computeCapabilityMinor},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+       &info.computeCapabilityMajor},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+       &info.computeCapabilityMinor},
       {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info.multiprocessorCount},
   };
   for (auto &a : attributes) {

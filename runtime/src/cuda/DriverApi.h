@@ -4,9 +4,8 @@
 // driver is loaded. Only the runtime's own sources include this header (it
 // needs cuda.h); the public headers see Driver::Api as an incomplete type.
 //
-// Entry points that cuda.h renames with a macro (cuMemAlloc is cuMemAlloc_v2)
-// are resolved by the versioned name the macro gives, the one the driver
-// exports for the current ABI.
+// The entry points are listed once, in DriverSymbols.def; the members below
+// and the resolution loop in Driver::load are generated from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,55 +20,50 @@
 
 namespace kiln::rt {
 
-/// The driver entry points the runtime uses, resolved by name.
+namespace detail {
+/// Whether two C strings are equal, at compile time.
+constexpr bool sameSymbolName(const char *a, const char *b) {
+  while (*a && *a == *b)
+    ++a, ++b;
+  return *a == *b;
+}
+} // namespace detail
+
+#define KILN_DRIVER_STRINGIFY(x) #x
+#define KILN_DRIVER_EXPANDED_NAME(x) KILN_DRIVER_STRINGIFY(x)
+
+/// The driver entry points the runtime uses, resolved by name: one member per
+/// line of DriverSymbols.def, typed from cuda.h's declaration.
 struct Driver::Api {
-  // Loading and describing devices.
-  decltype(&::cuInit) init = nullptr;
-  decltype(&::cuDriverGetVersion) driverGetVersion = nullptr;
-  decltype(&::cuDeviceGetCount) deviceGetCount = nullptr;
-  decltype(&::cuDeviceGet) deviceGet = nullptr;
-  decltype(&::cuDeviceGetName) deviceGetName = nullptr;
-  decltype(&::cuDeviceGetAttribute) deviceGetAttribute = nullptr;
-  decltype(&::cuDeviceTotalMem_v2) deviceTotalMem = nullptr;
-  decltype(&::cuGetErrorName) getErrorName = nullptr;
-  decltype(&::cuGetErrorString) getErrorString = nullptr;
-
-  // Contexts.
-  decltype(&::cuDevicePrimaryCtxRetain) devicePrimaryCtxRetain = nullptr;
-  decltype(&::cuDevicePrimaryCtxRelease_v2) devicePrimaryCtxRelease = nullptr;
-  decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
-
-  // Memory.
-  decltype(&::cuMemAlloc_v2) memAlloc = nullptr;
-  decltype(&::cuMemFree_v2) memFree = nullptr;
-  decltype(&::cuMemcpyHtoD_v2) memcpyHtoD = nullptr;
-  decltype(&::cuMemcpyDtoH_v2) memcpyDtoH = nullptr;
-  decltype(&::cuMemcpyDtoDAsync_v2) memcpyDtoDAsync = nullptr;
-  decltype(&::cuMemsetD8_v2) memsetD8 = nullptr;
-  decltype(&::cuMemsetD8Async) memsetD8Async = nullptr;
-
-  // Modules and launches.
-  decltype(&::cuModuleLoadDataEx) moduleLoadDataEx = nullptr;
-  decltype(&::cuModuleUnload) moduleUnload = nullptr;
-  decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
-  decltype(&::cuLaunchKernel) launchKernel = nullptr;
-
-  // Streams and events.
-  decltype(&::cuStreamCreate) streamCreate = nullptr;
-  decltype(&::cuStreamDestroy_v2) streamDestroy = nullptr;
-  decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
-  decltype(&::cuEventCreate) eventCreate = nullptr;
-  decltype(&::cuEventRecord) eventRecord = nullptr;
-  decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
-  /// cuEventElapsedTime_v2 (CUDA 12.8 and later), else cuEventElapsedTime:
-  /// the same signature.
-  CUresult (*eventElapsedTime)(float *, CUevent, CUevent) = nullptr;
-  decltype(&::cuEventDestroy_v2) eventDestroy = nullptr;
+#define KILN_DRIVER_SYMBOL(member, symbol) decltype(&::symbol) member = nullptr;
+#define KILN_DRIVER_SYMBOL_FALLBACK(member, symbol, fallback)                  \
+  decltype(&::fallback) member = nullptr;
+#include "cuda/DriverSymbols.def"
 
   /// "cuInit failed with CUDA_ERROR_NO_DEVICE (no CUDA-capable device is
   /// detected)".
   std::string describe(const char *call, CUresult result) const;
 };
+
+// A name that cuda.h renames with a macro would be resolved under the old
+// name with the new signature: the table lists the names the macros give.
+#define KILN_DRIVER_SYMBOL(member, symbol)                                     \
+  static_assert(                                                               \
+      detail::sameSymbolName(#symbol, KILN_DRIVER_EXPANDED_NAME(symbol)),      \
+      "cuda.h renames " #symbol                                                \
+      ": list the name its macro gives in DriverSymbols.def");
+#define KILN_DRIVER_SYMBOL_FALLBACK(member, symbol, fallback)                  \
+  static_assert(                                                               \
+      detail::sameSymbolName(#symbol, KILN_DRIVER_EXPANDED_NAME(symbol)),      \
+      "cuda.h renames " #symbol                                                \
+      ": list the name its macro gives in DriverSymbols.def");                 \
+  static_assert(detail::sameSymbolName(#fallback,                              \
+                                       KILN_DRIVER_EXPANDED_NAME(fallback)) || \
+                    detail::sameSymbolName(                                    \
+                        #symbol, KILN_DRIVER_EXPANDED_NAME(fallback)),         \
+                "cuda.h renames " #fallback                                    \
+                " to neither itself nor " #symbol);
+#include "cuda/DriverSymbols.def"
 
 } // namespace kiln::rt
 
