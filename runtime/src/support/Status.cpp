@@ -26,6 +26,8 @@ const char *statusCodeName(StatusCode code) {
     return "UnsupportedPlan";
   case StatusCode::NotFound:
     return "NotFound";
+  case StatusCode::Internal:
+    return "Internal";
   }
   return "Unknown";
 }

@@ -26,6 +26,10 @@
 namespace kiln::rt {
 
 class ExecutionContext;
+namespace detail {
+class EngineStepState;
+struct Program;
+} // namespace detail
 
 /// Receives the GPU time of every step of a profiled run (the role of
 /// TensorRT's IProfiler).
@@ -85,6 +89,8 @@ private:
   /// The uploaded weights (0 when the plan has none) and their allocator.
   uint64_t weights_ = 0;
   GpuAllocator *weightsAllocator_ = nullptr;
+  /// Per step, what its kind keeps per engine (null for most kinds).
+  std::vector<std::unique_ptr<detail::EngineStepState>> stepStates_;
 };
 
 /// Runs an engine's steps: binds the arena and the I/O tensors to device
@@ -134,12 +140,12 @@ public:
 
 private:
   friend class Engine;
-  struct Program;
-  ExecutionContext(Engine &engine, std::unique_ptr<Program> program);
+  ExecutionContext(Engine &engine, std::unique_ptr<detail::Program> program);
   void bindArena(uint64_t ptr);
 
   Engine &engine_;
-  std::unique_ptr<Program> program_;
+  /// The steps, prepared by their kinds (src/engine/StepKinds.h).
+  std::unique_ptr<detail::Program> program_;
   uint64_t arena_ = 0;
   bool arenaSet_ = false;
   /// The arena this context allocated, and from which allocator.

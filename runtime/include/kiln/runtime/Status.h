@@ -36,6 +36,10 @@ enum class StatusCode {
   UnsupportedPlan,
   /// A name (of a tensor, a kernel) is not known.
   NotFound,
+  /// Something the runtime did not expect: an invariant that does not hold,
+  /// an exception thrown by a library-call handler or caught at the C API
+  /// (out of host memory). The message says what happened.
+  Internal,
 };
 
 /// Returns a stable name for `code`, such as "NoDevice".
