@@ -1,8 +1,9 @@
 //===- PlanFuzzTest.cpp - readPlan on damaged bytes -------------*- C++ -*-===//
 //
-// A small plan (2 kernels, 1 image, weights, 5 steps), damaged every way one
-// byte can be: every truncation and every single-byte flip (xor 0x01, 0x80,
-// 0xFF at each position) must be refused, without a crash. Then random
+// A small plan (2 kernels, 1 image, weights, 6 steps, one of them a library
+// call), damaged every way one byte can be: every truncation and every
+// single-byte flip (xor 0x01, 0x80, 0xFF at each position) must be refused,
+// without a crash. Then random
 // multi-byte mutations from a fixed seed, half of them with the checksums
 // repaired so that they reach the manifest verifier and the semantic checks:
 // those may be accepted, but never crash, and whatever readPlan accepts,
@@ -42,7 +43,11 @@ std::string smallPlanFile() {
     EXPECT_TRUE(in.good()) << "cannot read KILN_FUZZ_PLAN=" << path;
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
-  auto file = writePlan(makeSmallPlan());
+  // With a library call, so that its table is damaged too.
+  PlanContents plan = makeSmallPlan();
+  plan.steps.push_back(libraryCallStep(
+      "test.call", {{arena(0), 64}, {tensor(1, 0), 64}}, "\x05payload"));
+  auto file = writePlan(plan);
   EXPECT_TRUE(file.isOk()) << file.status().toString();
   return file.isOk() ? *file : std::string();
 }
@@ -73,8 +78,9 @@ TEST(PlanFuzz, EverySingleByteFlipIsRefused) {
                                 << int(mask) << " was accepted";
     }
   }
-  std::printf("[ fuzz     ] %zu single-byte flips of a %zu-byte plan, all refused\n",
-              cases, file.size());
+  std::printf(
+      "[ fuzz     ] %zu single-byte flips of a %zu-byte plan, all refused\n",
+      cases, file.size());
 }
 
 /// readPlan on `damaged` must not crash; whatever it accepts, writePlan must

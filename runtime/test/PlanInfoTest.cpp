@@ -56,7 +56,7 @@ TEST(PlanInfo, PrintsEverything) {
   EXPECT_EQ(result.exitCode, 0) << result.output;
   EXPECT_EQ(result.output, "plan: " + path + " (" +
                                std::to_string(file->size()) +
-                               " bytes, format 1.0)\n"
+                               " bytes, format 1.1)\n"
                                R"(compatibility:
   kiln version: 0.1.0-test
   archs: 80, 90
@@ -80,7 +80,7 @@ images: 2
   image 1: cubin sm_90 (300 bytes)
 weights: 1000 bytes
 arena: 4096 bytes
-steps: 8 (3 launch, 3 copy, 2 fill)
+steps: 9 (3 launch, 3 copy, 2 fill, 1 call)
   step 0: fill arena+0 (512 bytes) with 0xab
   step 1: copy tensor0+0 -> arena+512 (96 bytes)
   step 2: launch k0_generic grid=(98,2,1) block=(256,1,1) shared=1024 args=6 (arena+512, weights+16, tensor4+0, i32 -7, i64 1099511627776, f32 1.5)
@@ -89,6 +89,7 @@ steps: 8 (3 launch, 3 copy, 2 fill)
   step 5: fill tensor5+0 (1 bytes) with 0xff
   step 6: launch k1_reduce grid=(7,1,1) block=(1,1,1) args=0
   step 7: copy arena+4080 -> tensor2+0 (16 bytes)
+  step 8: call test.matmul buffers=4 (arena+0 (64 bytes), weights+16 (32 bytes), tensor4+0 (24 bytes), tensor3+0 (0 bytes)) payload=10 bytes
 )");
 
   // Without --steps: the same, less the step lines.
@@ -96,6 +97,18 @@ steps: 8 (3 launch, 3 copy, 2 fill)
   EXPECT_EQ(brief.exitCode, 0);
   EXPECT_EQ(brief.output,
             result.output.substr(0, result.output.find("  step 0:")));
+}
+
+// A plan without library calls counts its steps as format 1.0 did.
+TEST(PlanInfo, StepCountsWithoutLibraryCalls) {
+  auto file = writePlan(makeSmallPlan());
+  ASSERT_TRUE(file.isOk());
+  std::string path = writeFile("kiln-plan-info-small.kplan", *file);
+  ToolResult result = runPlanInfo("'" + path + "'");
+  EXPECT_EQ(result.exitCode, 0);
+  EXPECT_NE(result.output.find("\nsteps: 5 (2 launch, 2 copy, 1 fill)\n"),
+            std::string::npos)
+      << result.output;
 }
 
 TEST(PlanInfo, ExactFloatImmediates) {

@@ -4,7 +4,8 @@
 // checksums), every consistency check writePlan refuses, and readPlan's
 // message for each way a file can be damaged: wrong size, magic, version,
 // checksums, and manifests tampered with and re-checksummed so that the
-// semantic checks (not only the CRCs) are exercised.
+// semantic checks (not only the CRCs) are exercised. A file of format 1.0
+// still reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
+#include <iterator>
 
 using namespace kiln::rt;
 using namespace kiln::rt::test;
@@ -191,7 +194,8 @@ const BadPlanCase kBadPlans[] = {
      "images 1 and 2 are both sm_90 cubin"},
     {"bad step kind",
      [](PlanContents &p) { p.steps[5].kind = static_cast<Step::Kind>(9); },
-     "step 5 has kind 9, expected launch (0), copy (1) or fill (2)"},
+     "step 5 has kind 9, expected launch (0), copy (1), fill (2) or library "
+     "call (3)"},
     {"kernel index out of range",
      [](PlanContents &p) { p.steps[2].launch.kernel = 2; },
      "step 2 (launch): kernel index 2 is out of range: the plan has 2 "
@@ -275,6 +279,32 @@ const BadPlanCase kBadPlans[] = {
     {"fill into the weights",
      [](PlanContents &p) { p.steps[0] = fillStep(weights(8), 8, 0); },
      "step 0 (fill): the destination weights+8 is in the weights"},
+    {"library call without callee",
+     [](PlanContents &p) { p.steps[8].libraryCall.callee.clear(); },
+     "step 8 (call) has no callee"},
+    {"library call buffer out of range",
+     [](PlanContents &p) { p.steps[8].libraryCall.buffers[2].bytes = 25; },
+     "step 8 (call 'test.matmul'): buffer 2 range [tensor4+0, +25 bytes) is "
+     "outside tensor 4 'y' (24 bytes)"},
+    {"library call buffer past the weights",
+     [](PlanContents &p) {
+       p.steps[8].libraryCall.buffers[1].address.offset = 990;
+     },
+     "step 8 (call 'test.matmul'): buffer 1 range [weights+990, +32 bytes) "
+     "is outside the weights (1000 bytes)"},
+    {"library call buffer in an unknown space",
+     [](PlanContents &p) {
+       p.steps[8].libraryCall.buffers[0].address.space =
+           static_cast<MemorySpace>(3);
+     },
+     "step 8 (call 'test.matmul'): buffer 0: memory space 3 is not arena "
+     "(0), weights (1) or tensor (2)"},
+    {"library call buffer of a missing tensor",
+     [](PlanContents &p) {
+       p.steps[8].libraryCall.buffers[3].address.index = 7;
+     },
+     "step 8 (call 'test.matmul'): buffer 3: tensor index 7 is out of "
+     "range: the plan has 7 tensor(s)"},
 };
 
 TEST(PlanWrite, RefusesInconsistentPlans) {
@@ -298,6 +328,16 @@ TEST(PlanWrite, AcceptsEdgeCases) {
   plan.steps.push_back(copyStep(arena(4096), tensor(3, 0), 0));
   plan.steps.push_back(launchStep(0, {0x7FFFFFFF, 65535, 65535}, {1024, 1, 1},
                                   {pointerArg(arena(4096))}));
+  // A library call without buffers or payload, one whose buffers cover a
+  // whole space, alias each other and lie in the weights (what a call writes
+  // is its handler's business), and a zero-byte buffer at the end.
+  plan.steps.push_back(libraryCallStep("test.nothing", {}, ""));
+  plan.steps.push_back(libraryCallStep("test.everything",
+                                       {{arena(0), 4096},
+                                        {arena(0), 4096},
+                                        {weights(0), 1000},
+                                        {tensor(5, 1), 0}},
+                                       std::string(3000, '\0')));
   EXPECT_TRUE(verifyPlan(plan).isOk()) << verifyPlan(plan).toString();
   EXPECT_TRUE(writePlan(plan).isOk());
 }
@@ -350,21 +390,49 @@ TEST(PlanRead, ReservedBytes) {
 TEST(PlanRead, NewerMajorVersion) {
   std::string file = writeOrDie(makeSmallPlan());
   writeLE32(file, 8, 2);
+  writeLE32(file, 12, 0);
   fixHeaderCrc(file);
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 2.0 is newer than this runtime's 1.0"));
+              StartsWith("plan format 2.0 is newer than this runtime's 1.1"));
 }
 
 TEST(PlanRead, NewerMinorVersion) {
   std::string file = writeOrDie(makeSmallPlan());
-  writeLE32(file, 12, 1);
+  EXPECT_EQ(readLE32(file, 12), 1u); // writers write the current version
+  writeLE32(file, 12, 2);
   fixHeaderCrc(file);
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 1.1 is newer than this runtime's 1.0"));
+              StartsWith("plan format 1.2 is newer than this runtime's 1.1"));
+}
+
+// A file the format 1.0 writer wrote (makeSmallPlan, before library calls
+// existed) reads as it did: 1.1 only added a step kind. The 1.1 writer lays
+// the same plan out byte for byte the same, but for the minor version and
+// the header checksum.
+TEST(PlanRead, Format10FileStillReads) {
+  std::ifstream in(KILN_TEST_INPUTS "/small-plan-1.0.kplan", std::ios::binary);
+  ASSERT_TRUE(in.good()) << "cannot read " KILN_TEST_INPUTS
+                            "/small-plan-1.0.kplan";
+  const std::string old(std::istreambuf_iterator<char>(in), {});
+  ASSERT_EQ(old.size(), 1600u);
+  EXPECT_EQ(readLE32(old, 8), 1u);
+  EXPECT_EQ(readLE32(old, 12), 0u);
+  auto plan = readPlan(old.data(), old.size());
+  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
+  std::string difference;
+  EXPECT_TRUE(plansEqual(makeSmallPlan(), *plan, difference)) << difference;
+
+  std::string current = writeOrDie(*plan);
+  ASSERT_EQ(current.size(), old.size());
+  EXPECT_EQ(readLE32(current, 12), 1u);
+  std::string downgraded = current;
+  writeLE32(downgraded, 12, 0);
+  fixHeaderCrc(downgraded);
+  EXPECT_EQ(downgraded, old);
 }
 
 TEST(PlanRead, OlderMajorVersion) {
@@ -375,7 +443,7 @@ TEST(PlanRead, OlderMajorVersion) {
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 0.9 is older than this runtime's 1.0, "
+              StartsWith("plan format 0.9 is older than this runtime's 1.1, "
                          "which reads only format 1.x"));
 }
 
@@ -502,6 +570,38 @@ TEST(PlanRead, SharedTablesCannotAmplify) {
                                      "it holds"));
 }
 
+TEST(PlanRead, SharedLibraryCallsCannotAmplify) {
+  // 100000 steps that all point at one library call with a 4000-byte payload
+  // and 100 buffers: a small manifest that would convert to 0.6 GB.
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<uint8_t> payload(4000, 7);
+  std::vector<fb::LibraryCallBuffer> buffers(
+      100, fb::LibraryCallBuffer(fb::Address(), 0));
+  auto call = fb::CreateLibraryCallStep(b, b.CreateString("test.call"),
+                                        b.CreateVectorOfStructs(buffers),
+                                        b.CreateVector(payload));
+  auto step = fb::CreateStep(b, fb::StepKind::LibraryCallStep, call.Union());
+  std::vector<flatbuffers::Offset<fb::Step>> steps(100000, step);
+  auto manifest = fb::CreateManifest(b, fb::CreateCompatibility(b), 0, 0, 0, 0,
+                                     -1, 0, b.CreateVector(steps));
+  b.Finish(manifest, "KPLM");
+  Status s = readError(wrapManifest(b));
+  EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+  EXPECT_THAT(s.message(), HasSubstr("the manifest describes more data than "
+                                     "it holds"));
+}
+
+TEST(PlanRead, LibraryCallWithoutData) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fb::Step>> steps = {
+      fb::CreateStep(b, fb::StepKind::LibraryCallStep, 0)};
+  auto manifest = fb::CreateManifest(b, fb::CreateCompatibility(b), 0, 0, 0, 0,
+                                     -1, 0, b.CreateVector(steps));
+  b.Finish(manifest, "KPLM");
+  EXPECT_EQ(readError(wrapManifest(b)).message(),
+            "step 0 is a LibraryCallStep without data");
+}
+
 /// A manifest change, re-checksummed, and the message readPlan must give.
 struct TamperCase {
   const char *name;
@@ -516,6 +616,10 @@ fb::LaunchStep &launchAt(fb::Manifest &m, uint32_t step) {
 fb::CopyStep &copyAt(fb::Manifest &m, uint32_t step) {
   return *const_cast<fb::CopyStep *>(
       m.mutable_steps()->GetMutableObject(step)->step_as_CopyStep());
+}
+fb::LibraryCallStep &callAt(fb::Manifest &m, uint32_t step) {
+  return *const_cast<fb::LibraryCallStep *>(
+      m.mutable_steps()->GetMutableObject(step)->step_as_LibraryCallStep());
 }
 
 /// Generated code has no mutator for a union's type field.
@@ -572,12 +676,26 @@ const TamperCase kTamperCases[] = {
      "expected at most 1024"},
     {"step without data",
      [](fb::Manifest &m) { ASSERT_TRUE(setStepType(m, 0, 0)); },
-     "step 0 has step kind 0, expected LaunchStep (1), CopyStep (2) or "
-     "FillStep (3)"},
+     "step 0 has step kind 0, expected LaunchStep (1), CopyStep (2), "
+     "FillStep (3) or LibraryCallStep (4)"},
     {"unknown step kind",
      [](fb::Manifest &m) { ASSERT_TRUE(setStepType(m, 3, 77)); },
-     "step 3 has step kind 77, expected LaunchStep (1), CopyStep (2) or "
-     "FillStep (3)"},
+     "step 3 has step kind 77, expected LaunchStep (1), CopyStep (2), "
+     "FillStep (3) or LibraryCallStep (4)"},
+    {"library call buffer grown",
+     [](fb::Manifest &m) {
+       auto *buffers = callAt(m, 8).mutable_buffers();
+       buffers->GetMutableObject(0)->mutate_bytes(4097);
+     },
+     "step 8 (call 'test.matmul'): buffer 0 range [arena+0, +4097 bytes) is "
+     "outside the arena (4096 bytes)"},
+    {"library call buffer moved to a missing tensor",
+     [](fb::Manifest &m) {
+       auto *buffers = callAt(m, 8).mutable_buffers();
+       buffers->GetMutableObject(2)->mutable_address().mutate_index(70);
+     },
+     "step 8 (call 'test.matmul'): buffer 2: tensor index 70 is out of "
+     "range"},
     {"image points at the weights section",
      [](fb::Manifest &m) {
        ASSERT_TRUE(m.mutable_images()->GetMutableObject(0)->mutate_section(2));

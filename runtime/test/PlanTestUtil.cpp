@@ -81,6 +81,16 @@ Step fillStep(Address dst, uint64_t bytes, uint8_t value) {
   return step;
 }
 
+Step libraryCallStep(std::string callee, std::vector<LibraryCallBuffer> buffers,
+                     std::string payload) {
+  Step step;
+  step.kind = Step::Kind::LibraryCall;
+  step.libraryCall.callee = std::move(callee);
+  step.libraryCall.buffers = std::move(buffers);
+  step.libraryCall.payload = std::move(payload);
+  return step;
+}
+
 PlanContents makeFullPlan() {
   PlanContents plan;
   plan.compatibility.kilnVersion = "0.1.0-test";
@@ -141,6 +151,12 @@ PlanContents makeFullPlan() {
       fillStep(tensor(5, 0), 1, 0xFF),
       launchStep(1, {7, 1, 1}, {1, 1, 1}, {}),
       copyStep(tensor(2, 0), arena(4080), 16),
+      libraryCallStep("test.matmul",
+                      {{arena(0), 64},
+                       {weights(16), 32},
+                       {tensor(4, 0), 24},
+                       {tensor(3, 0), 0}},
+                      std::string("\x01\0payload\xff", 10)),
   };
   return plan;
 }
@@ -249,6 +265,17 @@ bool plansEqual(const PlanContents &a, const PlanContents &b,
           x.fill.bytes != y.fill.bytes || x.fill.value != y.fill.value)
         return differ(where + " fill");
       break;
+    case Step::Kind::LibraryCall: {
+      const LibraryCallStep &c = x.libraryCall, &d = y.libraryCall;
+      if (c.callee != d.callee || c.payload != d.payload ||
+          c.buffers.size() != d.buffers.size())
+        return differ(where + " library call");
+      for (size_t j = 0; j < c.buffers.size(); ++j)
+        if (!sameAddress(c.buffers[j].address, d.buffers[j].address) ||
+            c.buffers[j].bytes != d.buffers[j].bytes)
+          return differ(where + " buffer " + std::to_string(j));
+      break;
+    }
     }
   }
   return true;

@@ -23,7 +23,9 @@ uint32_t referenceCrc32(const void *data, size_t size);
 /// Every data type, memory space, step kind, argument kind and image format,
 /// a zero-sized and a scalar tensor, and sections that need padding.
 PlanContents makeFullPlan();
-/// 2 kernels, 1 PTX image, 64 bytes of weights, 5 steps.
+/// 2 kernels, 1 PTX image, 64 bytes of weights, 5 steps; nothing newer than
+/// format 1.0 (test/Inputs/small-plan-1.0.kplan is this plan, written by the
+/// format 1.0 writer).
 PlanContents makeSmallPlan();
 
 /// Field-by-field equality, with a description of the first difference.
@@ -54,6 +56,8 @@ Step launchStep(uint32_t kernel, std::array<uint32_t, 3> grid,
                 uint32_t sharedMemoryBytes = 0);
 Step copyStep(Address dst, Address src, uint64_t bytes);
 Step fillStep(Address dst, uint64_t bytes, uint8_t value);
+Step libraryCallStep(std::string callee, std::vector<LibraryCallBuffer> buffers,
+                     std::string payload);
 
 } // namespace kiln::rt::test
 

@@ -3,7 +3,8 @@
 // Verifies a .kplan file the way the runtime does (readPlan) and prints what
 // it holds: the compatibility record, the I/O tensors, the kernels, the
 // kernel images, the sizes of the weights and the arena, and the steps
-// (counted by kind, or one line each with --steps). Needs no GPU. Exit status
+// (counted by kind, or one line each with --steps: a library call shows its
+// callee, its buffers and the size of its payload). Needs no GPU. Exit status
 // 1 with "kiln-plan-info: <file>: <status>" when the plan does not verify.
 //
 // The output is stable: lit tests check it with FileCheck.
@@ -108,6 +109,19 @@ void printStep(size_t index, const Step &step, const PlanContents &plan) {
                 formatAddress(step.fill.dst).c_str(), step.fill.bytes,
                 step.fill.value);
     return;
+  case Step::Kind::LibraryCall: {
+    const LibraryCallStep &c = step.libraryCall;
+    std::printf("call %s buffers=%zu", c.callee.c_str(), c.buffers.size());
+    if (!c.buffers.empty()) {
+      std::string buffers;
+      for (const LibraryCallBuffer &b : c.buffers)
+        buffers += (buffers.empty() ? "" : ", ") + formatAddress(b.address) +
+                   " (" + std::to_string(b.bytes) + " bytes)";
+      std::printf(" (%s)", buffers.c_str());
+    }
+    std::printf(" payload=%zu bytes\n", c.payload.size());
+    return;
+  }
   }
 }
 
@@ -168,14 +182,20 @@ void print(const std::string &path, const std::string &bytes,
   std::printf("weights: %zu bytes\n", plan.weights.size());
   std::printf("arena: %" PRIu64 " bytes\n", plan.arenaBytes);
 
-  size_t launches = 0, copies = 0, fills = 0;
+  size_t launches = 0, copies = 0, fills = 0, calls = 0;
   for (const Step &step : plan.steps) {
     launches += step.kind == Step::Kind::Launch;
     copies += step.kind == Step::Kind::Copy;
     fills += step.kind == Step::Kind::Fill;
+    calls += step.kind == Step::Kind::LibraryCall;
   }
-  std::printf("steps: %zu (%zu launch, %zu copy, %zu fill)\n",
-              plan.steps.size(), launches, copies, fills);
+  // Library calls are counted only when there are some, so that the line of
+  // a plan without them reads as it did before format 1.1.
+  std::printf("steps: %zu (%zu launch, %zu copy, %zu fill", plan.steps.size(),
+              launches, copies, fills);
+  if (calls)
+    std::printf(", %zu call", calls);
+  std::printf(")\n");
   if (steps)
     for (size_t i = 0; i < plan.steps.size(); ++i)
       printStep(i, plan.steps[i], plan);

@@ -2,8 +2,9 @@
 //
 // The data types of I/O tensors and the consistency checks every plan passes
 // before it is written (writePlan) and after it is read (readPlan): indices
-// in range, enum values known, launch dimensions the hardware accepts, and
-// every address range inside its memory space, with overflow-safe arithmetic.
+// in range, enum values known, launch dimensions the hardware accepts, a
+// callee for every library call, and every address range inside its memory
+// space, with overflow-safe arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -296,10 +297,27 @@ private:
                     " is in the weights, which steps may not write");
       return Status::ok();
     }
+    case Step::Kind::LibraryCall:
+      return checkLibraryCall(where, step.libraryCall);
     }
     return fail(where + " has kind " +
                 std::to_string(static_cast<int>(step.kind)) +
-                ", expected launch (0), copy (1) or fill (2)");
+                ", expected launch (0), copy (1), fill (2) or library call "
+                "(3)");
+  }
+
+  /// A callee and buffers inside their spaces; whether the call writes the
+  /// weights is for its handler to know.
+  Status checkLibraryCall(std::string where, const LibraryCallStep &c) const {
+    if (c.callee.empty())
+      return fail(where + " (call) has no callee");
+    where += " (call '" + c.callee + "')";
+    for (size_t i = 0; i < c.buffers.size(); ++i)
+      if (Status s = checkRange(where + ": buffer " + std::to_string(i),
+                                c.buffers[i].address, c.buffers[i].bytes);
+          !s)
+        return s;
+    return Status::ok();
   }
 
   Status checkLaunch(std::string where, const LaunchStep &l) const {

@@ -287,12 +287,38 @@ Status convertStep(uint32_t index, const fb::Step *s, Step &step,
     step.fill.value = f->value();
     return Status::ok();
   }
+  case fb::StepKind::LibraryCallStep: {
+    const fb::LibraryCallStep *c = s->step_as_LibraryCallStep();
+    if (!c)
+      return invalid(where + " is a LibraryCallStep without data");
+    step.kind = Step::Kind::LibraryCall;
+    LibraryCallStep &call = step.libraryCall;
+    if (!budget.take(c->callee() ? c->callee()->size() : 0) ||
+        !budget.take(c->payload() ? c->payload()->size() : 0))
+      return overBudget();
+    call.callee = str(c->callee());
+    if (const auto *payload = c->payload())
+      call.payload.assign(reinterpret_cast<const char *>(payload->Data()),
+                          payload->size());
+    if (const auto *buffers = c->buffers()) {
+      if (buffers->size() &&
+          !isAligned(buffers->Data(), alignof(fb::LibraryCallBuffer)))
+        return invalid(where + ": the manifest's buffer vector is misaligned");
+      if (!budget.take(buffers->size(), sizeof(LibraryCallBuffer)))
+        return overBudget();
+      call.buffers.reserve(buffers->size());
+      for (const fb::LibraryCallBuffer *b : *buffers)
+        call.buffers.push_back({fromFb(&b->address()), b->bytes()});
+    }
+    return Status::ok();
+  }
   default:
     break;
   }
   return invalid(where + " has step kind " +
                  std::to_string(static_cast<int>(s->step_type())) +
-                 ", expected LaunchStep (1), CopyStep (2) or FillStep (3)");
+                 ", expected LaunchStep (1), CopyStep (2), FillStep (3) or "
+                 "LibraryCallStep (4)");
 }
 
 /// Converts the verified manifest and the sections it points to.

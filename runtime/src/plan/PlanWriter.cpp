@@ -49,7 +49,9 @@ uint64_t estimateManifestBytes(const PlanContents &plan) {
   for (const KernelDesc &k : plan.kernels)
     bytes += 64 + k.name.size() + k.tiling.size();
   for (const Step &s : plan.steps)
-    bytes += 160 + 40 * s.launch.args.size();
+    bytes += 160 + 40 * s.launch.args.size() + 64 +
+             s.libraryCall.callee.size() + 40 * s.libraryCall.buffers.size() +
+             s.libraryCall.payload.size();
   return bytes;
 }
 
@@ -78,6 +80,19 @@ flatbuffers::Offset<fb::Step> buildStep(flatbuffers::FlatBufferBuilder &b,
     fb::Address dst = toFb(step.fill.dst);
     auto fill = fb::CreateFillStep(b, &dst, step.fill.bytes, step.fill.value);
     return fb::CreateStep(b, fb::StepKind::FillStep, fill.Union());
+  }
+  case Step::Kind::LibraryCall: {
+    const LibraryCallStep &c = step.libraryCall;
+    std::vector<fb::LibraryCallBuffer> buffers;
+    buffers.reserve(c.buffers.size());
+    for (const LibraryCallBuffer &buffer : c.buffers)
+      buffers.emplace_back(toFb(buffer.address), buffer.bytes);
+    auto callee = b.CreateString(c.callee);
+    auto buffersOffset = b.CreateVectorOfStructs(buffers);
+    auto payload = b.CreateVector(
+        reinterpret_cast<const uint8_t *>(c.payload.data()), c.payload.size());
+    auto call = fb::CreateLibraryCallStep(b, callee, buffersOffset, payload);
+    return fb::CreateStep(b, fb::StepKind::LibraryCallStep, call.Union());
   }
   }
   return fb::CreateStep(b); // Unreachable: checkPlanContents ran first.

@@ -2,10 +2,11 @@
 //
 // A plan is data, not code: the I/O tensors, the kernel images (PTX or cubin
 // per architecture), the weights, and the steps that run them (kernel launches
-// with their arguments, copies, fills), every address expressed as a place in
-// one of three memory spaces. `PlanContents` is what the compiler produces and
-// what the runtime reads back; `writePlan` and `readPlan` turn it into the
-// bytes of a .kplan file and back (docs/plan-format.md describes the file).
+// with their arguments, copies, fills, calls into libraries), every address
+// expressed as a place in one of three memory spaces. `PlanContents` is what
+// the compiler produces and what the runtime reads back; `writePlan` and
+// `readPlan` turn it into the bytes of a .kplan file and back
+// (docs/plan-format.md describes the file).
 //
 // This header needs neither the driver nor LLVM/MLIR.
 //
@@ -97,12 +98,32 @@ struct FillStep {
   uint8_t value = 0;
 };
 
+/// A device buffer a library call reads or writes: `bytes` at `address`.
+struct LibraryCallBuffer {
+  Address address;
+  uint64_t bytes = 0;
+};
+
+/// A call into a library (cuBLASLt) or a plugin, run by the handler that the
+/// application or a library registered for `callee` (LibraryCall.h). Format
+/// 1.1 and later.
+struct LibraryCallStep {
+  /// The handler that runs it, e.g. "cublaslt.matmul".
+  std::string callee;
+  /// The buffers it uses; the handler gets their device addresses in this
+  /// order.
+  std::vector<LibraryCallBuffer> buffers;
+  /// Opaque bytes the handler decodes (descriptors, an algorithm, scalars).
+  std::string payload;
+};
+
 struct Step {
-  enum class Kind : uint8_t { Launch, Copy, Fill };
+  enum class Kind : uint8_t { Launch, Copy, Fill, LibraryCall };
   Kind kind = Kind::Launch;
-  LaunchStep launch; // Kind::Launch
-  CopyStep copy;     // Kind::Copy
-  FillStep fill;     // Kind::Fill
+  LaunchStep launch;           // Kind::Launch
+  CopyStep copy;               // Kind::Copy
+  FillStep fill;               // Kind::Fill
+  LibraryCallStep libraryCall; // Kind::LibraryCall
 };
 
 /// A kernel: an entry point found by name in the module of every image.
@@ -154,18 +175,20 @@ struct PlanContents {
 };
 
 /// The current file format version. A reader accepts the same major version
-/// and any minor version up to its own.
+/// and any minor version up to its own. 1.1 added library-call steps.
 constexpr uint32_t kPlanFormatMajor = 1;
-constexpr uint32_t kPlanFormatMinor = 0;
+constexpr uint32_t kPlanFormatMinor = 1;
 /// Sections (kernel images, weights) start at multiples of this.
 constexpr uint64_t kPlanSectionAlignment = 256;
 
 /// Checks that `plan` is consistent: unique non-empty tensor names, valid data
 /// types and shapes, kernel and tensor indices in range, known enum values,
 /// launch dimensions every device accepts (grid and block >= 1, at most 1024
-/// threads a block), every address range inside its memory space, no step
-/// writing the weights, and every image's arch listed in compatibility.archs.
-/// Fails with InvalidArgument naming the first problem.
+/// threads a block), every address range inside its memory space, no copy or
+/// fill writing the weights, a callee for every library call, and every
+/// image's arch listed in compatibility.archs. (What a library call writes is
+/// its handler's business: only its buffers' ranges are checked.) Fails with
+/// InvalidArgument naming the first problem.
 Status verifyPlan(const PlanContents &plan);
 
 /// Serializes `plan`; fails (InvalidArgument) when the plan is inconsistent,
