@@ -1,0 +1,240 @@
+//===- HostTensor.cpp - a tensor in host memory -----------------*- C++ -*-===//
+//
+// Checked creation, element access, tolerance comparison and random filling
+// of host tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/tooling/HostTensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+namespace kiln::tooling {
+
+const char *elementTypeName(DataType type) {
+  return type == DataType::Bool ? "i1" : rt::dataTypeName(type);
+}
+
+std::string typeString(const std::vector<int64_t> &shape, DataType type) {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + elementTypeName(type);
+}
+
+rt::StatusOr<HostTensor> HostTensor::create(std::string name, DataType type,
+                                            std::vector<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return rt::Status(rt::StatusCode::InvalidArgument,
+                        "tensor '" + name + "' has a negative dimension (" +
+                            tooling::typeString(shape, type) + ")");
+    if (__builtin_mul_overflow(count, d, &count))
+      count = kMaxHostTensorBytes + 1;
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(count, rt::dataTypeBytes(type), &bytes) ||
+      bytes > kMaxHostTensorBytes)
+    return rt::Status(rt::StatusCode::InvalidArgument,
+                      "tensor '" + name + "' (" + tooling::typeString(shape, type) +
+                          ") needs more than the " +
+                          std::to_string(kMaxHostTensorBytes) +
+                          " bytes a host tensor may have");
+  size_t rounded = (static_cast<size_t>(std::max<int64_t>(bytes, 1)) + 63) /
+                   64 * 64;
+  auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+  if (!p)
+    return rt::Status(rt::StatusCode::InvalidArgument,
+                      "cannot allocate " + std::to_string(rounded) +
+                          " bytes of host memory for tensor '" + name + "'");
+  std::memset(p, 0, rounded);
+  HostTensor t;
+  t.name = std::move(name);
+  t.type = type;
+  t.shape = std::move(shape);
+  t.storage.reset(p, [](uint8_t *q) { std::free(q); });
+  return t;
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t HostTensor::numBytes() const {
+  return numElements() * rt::dataTypeBytes(type);
+}
+
+std::string HostTensor::typeString() const {
+  return tooling::typeString(shape, type);
+}
+
+static float halfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { // subnormal
+      float v = std::ldexp(static_cast<float>(man), -24);
+      return sign ? -v : v;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+double HostTensor::at(int64_t i) const {
+  const uint8_t *p = storage.get() + i * rt::dataTypeBytes(type);
+  switch (type) {
+  case DataType::F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case DataType::F16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return halfToFloat(v);
+  }
+  case DataType::BF16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    uint32_t bits = static_cast<uint32_t>(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  case DataType::I8:
+    return static_cast<int8_t>(*p);
+  case DataType::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case DataType::I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return static_cast<double>(v);
+  }
+  case DataType::Bool:
+    return *p ? 1 : 0;
+  }
+  return 0;
+}
+
+Tolerance defaultTolerance(DataType type) {
+  switch (type) {
+  case DataType::F32:
+    return {1e-3, 1e-5};
+  case DataType::F16:
+    return {1e-2, 1e-3};
+  case DataType::BF16:
+    return {2e-2, 1e-2};
+  default:
+    return {0, 0};
+  }
+}
+
+rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
+                          Tolerance tolerance) {
+  if (actual.type != expected.type || actual.shape != expected.shape)
+    return rt::Status(rt::StatusCode::InvalidArgument,
+                      "type " + actual.typeString() + ", expected " +
+                          expected.typeString());
+  bool isFloat = expected.type == DataType::F32 ||
+                 expected.type == DataType::F16 ||
+                 expected.type == DataType::BF16;
+  int64_t mismatches = 0, first = -1;
+  double worst = 0;
+  for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
+    double a = actual.at(i), e = expected.at(i);
+    bool ok;
+    if (isFloat) {
+      if (std::isnan(e) || std::isnan(a))
+        ok = std::isnan(e) && std::isnan(a);
+      else if (std::isinf(e) || std::isinf(a))
+        ok = a == e;
+      else
+        ok = std::fabs(a - e) <= tolerance.atol + tolerance.rtol * std::fabs(e);
+    } else {
+      ok = a == e;
+    }
+    if (!ok) {
+      if (first < 0)
+        first = i;
+      ++mismatches;
+    }
+    if (std::isfinite(a) && std::isfinite(e))
+      worst = std::max(worst, std::fabs(a - e));
+  }
+  if (!mismatches)
+    return rt::Status::ok();
+  std::ostringstream os;
+  os << std::setprecision(10) << mismatches << " of " << expected.numElements()
+     << " elements differ; first at " << first << ": got " << actual.at(first)
+     << ", expected " << expected.at(first) << " (max abs error " << worst
+     << ", rtol " << tolerance.rtol << ", atol " << tolerance.atol << ")";
+  return rt::Status(rt::StatusCode::InvalidArgument, os.str());
+}
+
+void fillRandom(HostTensor &t, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(0, 9);
+  auto *p = static_cast<uint8_t *>(t.data());
+  for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
+    switch (t.type) {
+    case DataType::F32: {
+      float v = real(rng);
+      std::memcpy(p + 4 * i, &v, 4);
+      break;
+    }
+    case DataType::BF16: {
+      float v = real(rng);
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      uint16_t h = static_cast<uint16_t>(bits >> 16); // truncated to bf16
+      std::memcpy(p + 2 * i, &h, 2);
+      break;
+    }
+    case DataType::F16: {
+      // One of 0, +-0.25, +-0.5, +-1 (exact in f16).
+      static const uint16_t values[] = {0x0000, 0x3400, 0xB400, 0x3800,
+                                        0xB800, 0x3C00, 0xBC00};
+      uint16_t h = values[small(rng) % 7];
+      std::memcpy(p + 2 * i, &h, 2);
+      break;
+    }
+    case DataType::I8:
+      p[i] = static_cast<uint8_t>(small(rng));
+      break;
+    case DataType::I32: {
+      int32_t v = small(rng);
+      std::memcpy(p + 4 * i, &v, 4);
+      break;
+    }
+    case DataType::I64: {
+      int64_t v = small(rng);
+      std::memcpy(p + 8 * i, &v, 8);
+      break;
+    }
+    case DataType::Bool:
+      p[i] = small(rng) & 1;
+      break;
+    }
+  }
+}
+
+} // namespace kiln::tooling

@@ -1,0 +1,174 @@
+//===- RunPlan.cpp - what the tools print when they run a network ---------===//
+
+#include "kiln/tooling/RunPlan.h"
+
+#include "kiln/tooling/Npy.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace kiln::tooling {
+
+namespace {
+/// printf into a std::string.
+template <typename... Args>
+std::string format(const char *fmt, Args... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), fmt, args...);
+  return buf;
+}
+
+bool exists(const std::string &path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0;
+}
+} // namespace
+
+rt::StatusOr<std::vector<HostTensor>>
+makeInputs(const std::vector<rt::TensorDesc> &specs,
+           const std::map<std::string, HostTensor> &given, unsigned seed,
+           std::ostream &out) {
+  std::mt19937 rng(seed);
+  std::vector<HostTensor> args;
+  for (const rt::TensorDesc &spec : specs) {
+    auto it = given.find(spec.name);
+    if (it != given.end()) {
+      args.push_back(it->second);
+      continue;
+    }
+    auto t = HostTensor::create(spec.name, spec.type, spec.shape);
+    if (!t.isOk())
+      return t.status();
+    fillRandom(*t, rng);
+    out << "input '" << spec.name << "' " << t->typeString()
+        << ": random (seed " << seed << ")\n";
+    args.push_back(std::move(*t));
+  }
+  return args;
+}
+
+rt::StatusOr<int> reportOutputs(const std::vector<HostTensor> &outputs,
+                                const ReportOptions &options,
+                                std::ostream &out) {
+  int mismatches = 0;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const HostTensor &t = outputs[k];
+    double lo = 0, hi = 0, sum = 0;
+    for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
+      double v = t.at(i);
+      lo = i ? std::min(lo, v) : v;
+      hi = i ? std::max(hi, v) : v;
+      sum += v;
+    }
+    double mean = t.numElements() ? sum / t.numElements() : 0.0;
+    out << "output '" << t.name << "' " << t.typeString() << ": min "
+        << format("%e", lo) << ", max " << format("%e", hi) << ", mean "
+        << format("%e", mean) << "\n";
+    auto compare = [&](const HostTensor &want, const std::string &from) {
+      Tolerance tol = defaultTolerance(want.type);
+      rt::Status diff = compareTensors(t, want, tol);
+      out << "  vs " << from << ": " << (diff ? "match" : diff.message())
+          << " (rtol " << format("%g", tol.rtol) << ", atol "
+          << format("%g", tol.atol) << ")\n";
+      mismatches += !diff.isOk();
+    };
+    if (options.expected && k < options.expected->size())
+      compare((*options.expected)[k], options.expectedFrom);
+    if (!options.referenceDir.empty()) {
+      std::string base = options.referenceDir + "/output_" + std::to_string(k);
+      std::string file = exists(base + ".pb") ? base + ".pb" : base + ".npy";
+      auto want = options.readTensor ? options.readTensor(file) : readNpy(file);
+      if (!want.isOk())
+        return want.status();
+      compare(*want, file);
+    }
+    if (!options.outputDir.empty()) {
+      std::string file =
+          options.outputDir + "/output_" + std::to_string(k) + ".npy";
+      if (rt::Status s = writeNpy(file, t); !s)
+        return s;
+      out << "  written to " << file << "\n";
+    }
+  }
+  return mismatches;
+}
+
+void printTiming(std::ostream &out, int warmup, const std::vector<double> &gpu,
+                 const std::vector<double> &host) {
+  out << "timing: " << gpu.size() << " runs after " << warmup
+      << " warmup runs\n"
+      << "| time (ms)                      | median   | min      | p99      |\n"
+      << "|--------------------------------|----------|----------|----------|\n";
+  auto row = [&](const char *name, const std::vector<double> &v) {
+    out << format("| %-30s | %8.4f | %8.4f | %8.4f |\n", name,
+                  quantile(v, 0.5), quantile(v, 0.0), quantile(v, 0.99));
+  };
+  row("GPU (events around enqueue)", gpu);
+  row("host (enqueue + synchronize)", host);
+}
+
+void printProfile(std::ostream &out, int runs,
+                  const std::vector<PlanRunner::StepProfile> &steps) {
+  double total = 0;
+  for (const auto &step : steps)
+    total += quantile(step.ms, 0.5);
+  out << "profile: median GPU time per step over " << runs
+      << " runs (an event around each step)\n"
+      << "| step | what                                     | ms       | share  |\n"
+      << "|------|------------------------------------------|----------|--------|\n";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    double ms = quantile(steps[i].ms, 0.5);
+    out << format("| %4zu | %-40s | %8.4f | %5.1f%% |\n", i,
+                  steps[i].name.c_str(), ms,
+                  total > 0 ? 100 * ms / total : 0.0);
+  }
+  out << format("| sum  | %-40s | %8.4f | 100.0%% |\n", "", total);
+}
+
+int runPlan(rt::Runtime &runtime, const std::string &planBytes,
+            const PlanRunOptions &options, std::ostream &out,
+            std::ostream &err, const std::string &tool) {
+  auto fail = [&](const std::string &message) {
+    out.flush();
+    err << tool << ": error: " << message << "\n";
+    return 1;
+  };
+  auto runner = PlanRunner::create(runtime, planBytes);
+  if (!runner.isOk())
+    return fail(runner.status().toString());
+  const rt::DeviceInfo &device = runtime.device();
+  const rt::Engine &engine = (*runner)->engine();
+  out << "device: " << device.name << " (" << device.smArch()
+      << "), plan image " << (engine.imageIndex() >= 0 ? "loaded" : "none")
+      << ", " << engine.plan().steps.size() << " steps, arena "
+      << engine.deviceMemorySize() << " bytes\n";
+  auto inputs =
+      makeInputs((*runner)->inputs(), options.inputs, options.seed, out);
+  if (!inputs.isOk())
+    return fail(inputs.status().toString());
+  std::vector<HostTensor> outputs;
+  if (rt::Status s = (*runner)->run(*inputs, outputs); !s)
+    return fail(s.toString());
+  auto mismatches = reportOutputs(outputs, options, out);
+  if (!mismatches.isOk())
+    return fail(mismatches.status().message());
+  if (options.profileRuns > 0) {
+    std::vector<PlanRunner::StepProfile> steps;
+    if (rt::Status s = (*runner)->profile(options.profileRuns, steps); !s)
+      return fail(s.toString());
+    printProfile(out, options.profileRuns, steps);
+  }
+  if (options.iterations > 0) {
+    std::vector<double> gpu, host;
+    if (rt::Status s =
+            (*runner)->time(options.warmup, options.iterations, gpu, host);
+        !s)
+      return fail(s.toString());
+    printTiming(out, options.warmup, gpu, host);
+  }
+  return *mismatches ? 1 : 0;
+}
+
+} // namespace kiln::tooling

@@ -1,0 +1,460 @@
+//===- ToolingTest.cpp - host tensors, .npy and the plan runner -*- C++ -*-===//
+//
+// The runtime's tooling on random data: checked host tensors, tolerance
+// comparison, .npy files written and read back (and malformed ones
+// refused before memory is allocated), and the plan runner and kiln-run-plan
+// on the stand-in driver, whose fake_add_f32 kernel really computes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/runtime/Runtime.h"
+#include "kiln/tooling/HostTensor.h"
+#include "kiln/tooling/Npy.h"
+#include "kiln/tooling/PlanRunner.h"
+#include "kiln/tooling/RunPlan.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace kiln;
+using namespace kiln::tooling;
+using ::testing::HasSubstr;
+
+namespace {
+
+HostTensor make(DataType type, std::vector<int64_t> shape,
+                const std::string &name = "t") {
+  auto t = HostTensor::create(name, type, std::move(shape));
+  EXPECT_TRUE(t.isOk()) << t.status().toString();
+  return *t;
+}
+
+HostTensor randomTensor(DataType type, std::vector<int64_t> shape,
+                        unsigned seed) {
+  HostTensor t = make(type, std::move(shape));
+  std::mt19937 rng(seed);
+  fillRandom(t, rng);
+  return t;
+}
+
+void setFloat(HostTensor &t, int64_t i, float v) {
+  std::memcpy(static_cast<char *>(t.data()) + 4 * i, &v, 4);
+}
+
+/// A fresh folder under the test's temporary directory.
+std::string tempDir(const std::string &name) {
+  std::string dir = ::testing::TempDir() + "kiln-tooling-" + name + "-" +
+                    std::to_string(::getpid());
+  std::string command = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  return dir;
+}
+
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A .npy file with the given header dict and `dataBytes` zero bytes.
+std::string npyFile(const std::string &dict, size_t dataBytes) {
+  std::string header = dict;
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string file = "\x93NUMPY";
+  file += '\x01';
+  file += '\x00';
+  file += static_cast<char>(header.size() & 0xff);
+  file += static_cast<char>(header.size() >> 8);
+  return file + header + std::string(dataBytes, '\0');
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// HostTensor
+//===----------------------------------------------------------------------===//
+
+TEST(HostTensorTest, CreatesZeroFilledTensors) {
+  HostTensor t = make(DataType::I64, {2, 3, 4});
+  EXPECT_EQ(t.numElements(), 24);
+  EXPECT_EQ(t.numBytes(), 192);
+  EXPECT_EQ(t.typeString(), "2x3x4xi64");
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    EXPECT_EQ(t.at(i), 0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % 64, 0u);
+  EXPECT_EQ(make(DataType::Bool, {}).typeString(), "i1");
+  EXPECT_EQ(make(DataType::F32, {0, 5}).numBytes(), 0);
+}
+
+TEST(HostTensorTest, RefusesSizesThatOverflowOrAreHuge) {
+  auto overflow = HostTensor::create("x", DataType::F32,
+                                     {int64_t(1) << 62, 4});
+  ASSERT_FALSE(overflow.isOk());
+  EXPECT_EQ(overflow.status().code(), rt::StatusCode::InvalidArgument);
+  EXPECT_THAT(overflow.status().message(), HasSubstr("tensor 'x'"));
+  EXPECT_THAT(overflow.status().message(), HasSubstr("needs more than"));
+  auto huge = HostTensor::create("y", DataType::I64, {int64_t(1) << 38});
+  ASSERT_FALSE(huge.isOk());
+  EXPECT_THAT(huge.status().message(), HasSubstr("needs more than"));
+  auto negative = HostTensor::create("z", DataType::F32, {3, -1});
+  ASSERT_FALSE(negative.isOk());
+  EXPECT_THAT(negative.status().message(), HasSubstr("negative dimension"));
+}
+
+TEST(HostTensorTest, ReadsEveryElementType) {
+  HostTensor f16 = make(DataType::F16, {3});
+  const uint16_t halves[] = {0x3C00, 0xC000, 0x0001}; // 1, -2, 2^-24
+  std::memcpy(f16.data(), halves, sizeof(halves));
+  EXPECT_EQ(f16.at(0), 1.0);
+  EXPECT_EQ(f16.at(1), -2.0);
+  EXPECT_EQ(f16.at(2), std::ldexp(1.0, -24));
+  HostTensor bf16 = make(DataType::BF16, {1});
+  const uint16_t b = 0x4049; // 3.140625
+  std::memcpy(bf16.data(), &b, 2);
+  EXPECT_EQ(bf16.at(0), 3.140625);
+  HostTensor i8 = make(DataType::I8, {1});
+  static_cast<int8_t *>(i8.data())[0] = -7;
+  EXPECT_EQ(i8.at(0), -7);
+}
+
+TEST(HostTensorTest, ComparesWithTolerances) {
+  HostTensor a = randomTensor(DataType::F32, {4, 8}, 1);
+  HostTensor b = make(DataType::F32, {4, 8});
+  std::memcpy(b.data(), a.data(), a.numBytes());
+  EXPECT_TRUE(compareTensors(a, b, defaultTolerance(DataType::F32)).isOk());
+  // Within rtol 1e-3 of the expected value: a match.
+  setFloat(b, 3, static_cast<float>(a.at(3) * (1 + 5e-4)));
+  EXPECT_TRUE(compareTensors(a, b, defaultTolerance(DataType::F32)).isOk());
+  // Two elements off by 0.5: a mismatch naming the first and the count.
+  setFloat(b, 5, static_cast<float>(a.at(5) + 0.5));
+  setFloat(b, 9, static_cast<float>(a.at(9) - 0.5));
+  rt::Status diff = compareTensors(a, b, defaultTolerance(DataType::F32));
+  ASSERT_FALSE(diff.isOk());
+  EXPECT_THAT(diff.message(), HasSubstr("2 of 32 elements differ; first at 5"));
+  EXPECT_THAT(diff.message(), HasSubstr("max abs error 0.5"));
+  // NaN matches NaN only.
+  setFloat(a, 0, NAN);
+  setFloat(b, 0, NAN);
+  setFloat(b, 5, static_cast<float>(a.at(5)));
+  setFloat(b, 9, static_cast<float>(a.at(9)));
+  EXPECT_TRUE(compareTensors(a, b, defaultTolerance(DataType::F32)).isOk());
+  setFloat(b, 0, 0.0f);
+  EXPECT_FALSE(compareTensors(a, b, defaultTolerance(DataType::F32)).isOk());
+  // Types and shapes must agree.
+  rt::Status type = compareTensors(a, make(DataType::F32, {32}), {});
+  EXPECT_THAT(type.message(), HasSubstr("type 4x8xf32, expected 32xf32"));
+  // Integers compare exactly.
+  HostTensor i = randomTensor(DataType::I32, {16}, 2);
+  HostTensor j = make(DataType::I32, {16});
+  std::memcpy(j.data(), i.data(), i.numBytes());
+  static_cast<int32_t *>(j.data())[7] += 1;
+  EXPECT_FALSE(compareTensors(i, j, defaultTolerance(DataType::I32)).isOk());
+}
+
+TEST(HostTensorTest, RandomValuesAreSeededAndInRange) {
+  HostTensor a = randomTensor(DataType::F32, {1000}, 7);
+  HostTensor b = randomTensor(DataType::F32, {1000}, 7);
+  HostTensor c = randomTensor(DataType::F32, {1000}, 8);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numBytes()), 0);
+  EXPECT_NE(std::memcmp(a.data(), c.data(), a.numBytes()), 0);
+  double lo = 1, hi = -1;
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    lo = std::min(lo, a.at(i));
+    hi = std::max(hi, a.at(i));
+  }
+  EXPECT_GE(lo, -1.0);
+  EXPECT_LE(hi, 1.0);
+  EXPECT_LT(lo, -0.9);
+  EXPECT_GT(hi, 0.9);
+  HostTensor ints = randomTensor(DataType::I64, {200}, 3);
+  for (int64_t i = 0; i < ints.numElements(); ++i) {
+    EXPECT_GE(ints.at(i), 0);
+    EXPECT_LE(ints.at(i), 9);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+TEST(NpyTest, WritesAndReadsBackEveryType) {
+  std::string dir = tempDir("npy");
+  std::vector<std::vector<int64_t>> shapes = {{}, {7}, {2, 3, 5}};
+  unsigned seed = 0;
+  for (DataType type : {DataType::F32, DataType::F16, DataType::I8,
+                        DataType::I32, DataType::I64, DataType::Bool})
+    for (const auto &shape : shapes) {
+      HostTensor t = randomTensor(type, shape, ++seed);
+      std::string path = dir + "/t" + std::to_string(seed) + ".npy";
+      ASSERT_TRUE(writeNpy(path, t).isOk());
+      auto back = readNpy(path);
+      ASSERT_TRUE(back.isOk()) << back.status().toString();
+      EXPECT_EQ(back->name, "t" + std::to_string(seed));
+      EXPECT_EQ(back->type, type);
+      EXPECT_EQ(back->shape, shape);
+      EXPECT_TRUE(compareTensors(*back, t, {}).isOk());
+      // The data starts at a multiple of 64 bytes, as NumPy writes it.
+      EXPECT_EQ((readFile(path).size() - t.numBytes()) % 64, 0u);
+    }
+  rt::Status bf16 = writeNpy(dir + "/b.npy", make(DataType::BF16, {2}));
+  EXPECT_THAT(bf16.message(), HasSubstr("bf16 has no NumPy dtype"));
+}
+
+TEST(NpyTest, ReadsWhatNumPyWrites) {
+  // np.save of np.arange(6, dtype=np.int32).reshape(2, 3).
+  std::string dir = tempDir("numpy");
+  std::string file =
+      npyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
+              0);
+  for (int32_t v = 0; v < 6; ++v)
+    file.append(reinterpret_cast<const char *>(&v), 4);
+  writeFile(dir + "/a.npy", file);
+  auto t = readNpy(dir + "/a.npy");
+  ASSERT_TRUE(t.isOk()) << t.status().toString();
+  EXPECT_EQ(t->typeString(), "2x3xi32");
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_EQ(t->at(i), i);
+}
+
+TEST(NpyTest, RefusesMalformedFilesBeforeAllocating) {
+  std::string dir = tempDir("badnpy");
+  struct Case {
+    const char *name;
+    std::string bytes;
+    const char *message;
+  } cases[] = {
+      {"magic", "NOTNUMPY", "is not a .npy file"},
+      {"truncated-data",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+               12),
+       "holds fewer bytes than its shape needs (12 of 16)"},
+      {"extra-data",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+               20),
+       "holds more bytes than its shape needs"},
+      // A header that asks for 2^40 elements of a 100-byte file.
+      {"huge",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, "
+               "1048576), }",
+               100),
+       "holds fewer bytes than its shape needs"},
+      {"overflow",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': "
+               "(4611686018427387904, 8), }",
+               0),
+       "has an invalid shape"},
+      {"fortran",
+       npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+               16),
+       "is in Fortran order"},
+      {"dtype",
+       npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
+               16),
+       "has dtype '<f8', which kiln does not read"},
+      {"version", std::string("\x93NUMPY\x07\x00", 8), "format version 7"},
+  };
+  for (const Case &c : cases) {
+    std::string path = dir + "/" + c.name + ".npy";
+    writeFile(path, c.bytes);
+    auto t = readNpy(path);
+    ASSERT_FALSE(t.isOk()) << c.name;
+    EXPECT_THAT(t.status().message(), HasSubstr(c.message)) << c.name;
+    EXPECT_THAT(t.status().message(), HasSubstr(path)) << c.name;
+  }
+  auto missing = readNpy(dir + "/missing.npy");
+  EXPECT_THAT(missing.status().message(), HasSubstr("cannot open"));
+  auto folder = readNpy(dir);
+  EXPECT_THAT(folder.status().message(), HasSubstr("is not a regular file"));
+}
+
+//===----------------------------------------------------------------------===//
+// The plan runner on the stand-in driver
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// out = a + b over n floats: one launch of the fake driver's fake_add_f32.
+std::string addPlanBytes(int64_t n) {
+  rt::PlanContents plan;
+  plan.compatibility.kilnVersion = "test";
+  plan.compatibility.archs = {80};
+  plan.compatibility.ptxIsa = 80;
+  plan.compatibility.minDriverVersion = 12000;
+  plan.tensors = {{"a", DataType::F32, {n}, true},
+                  {"b", DataType::F32, {n}, true},
+                  {"out", DataType::F32, {n}, false}};
+  plan.kernels = {{"fake_add_f32", ""}};
+  plan.images = {{rt::KernelImage::Format::PTX, 80,
+                  "// kiln-fake-module\n.entry fake_add_f32(p,p,p,i64)\n"}};
+  rt::Step step;
+  step.kind = rt::Step::Kind::Launch;
+  step.launch.grid = {static_cast<uint32_t>((n + 255) / 256), 1, 1};
+  step.launch.block = {256, 1, 1};
+  for (uint32_t i = 0; i < 3; ++i) {
+    rt::KernelArg arg;
+    arg.kind = rt::KernelArg::Kind::Pointer;
+    arg.address.space = rt::MemorySpace::Tensor;
+    arg.address.index = i;
+    step.launch.args.push_back(arg);
+  }
+  rt::KernelArg count;
+  count.kind = rt::KernelArg::Kind::I64;
+  count.bits = static_cast<uint64_t>(n);
+  step.launch.args.push_back(count);
+  plan.steps = {step};
+  auto bytes = rt::writePlan(plan);
+  EXPECT_TRUE(bytes.isOk()) << bytes.status().toString();
+  return *bytes;
+}
+
+class PlanRunnerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    setenv("KILN_FAKE_CUDA_DEVICES", "1", 1);
+    auto runtime = rt::Runtime::create(&logger, 0, KILN_FAKE_CUDA);
+    ASSERT_TRUE(runtime.isOk()) << runtime.status().toString();
+    this->runtime = std::move(*runtime);
+  }
+  void TearDown() override {
+    runtime.reset();
+    unsetenv("KILN_FAKE_CUDA_DEVICES");
+  }
+
+  rt::StderrLogger logger{rt::Logger::Severity::Error};
+  std::unique_ptr<rt::Runtime> runtime;
+};
+
+} // namespace
+
+TEST_F(PlanRunnerTest, RunsTimesAndProfilesAPlan) {
+  auto runner = PlanRunner::create(*runtime, addPlanBytes(1000));
+  ASSERT_TRUE(runner.isOk()) << runner.status().toString();
+  ASSERT_EQ((*runner)->inputs().size(), 2u);
+  ASSERT_EQ((*runner)->outputs().size(), 1u);
+  EXPECT_EQ((*runner)->outputs()[0].name, "out");
+  std::ostringstream log;
+  auto inputs = makeInputs((*runner)->inputs(), {}, 5, log);
+  ASSERT_TRUE(inputs.isOk());
+  EXPECT_THAT(log.str(), HasSubstr("input 'a' 1000xf32: random (seed 5)"));
+  std::vector<HostTensor> outputs;
+  rt::Status s = (*runner)->run(*inputs, outputs);
+  ASSERT_TRUE(s.isOk()) << s.toString();
+  ASSERT_EQ(outputs.size(), 1u);
+  HostTensor expected = make(DataType::F32, {1000}, "out");
+  for (int64_t i = 0; i < 1000; ++i)
+    setFloat(expected, i,
+             static_cast<float>((*inputs)[0].at(i)) +
+                 static_cast<float>((*inputs)[1].at(i)));
+  EXPECT_TRUE(compareTensors(outputs[0], expected, {}).isOk());
+
+  std::vector<double> gpu, host;
+  ASSERT_TRUE((*runner)->time(2, 5, gpu, host).isOk());
+  EXPECT_EQ(gpu.size(), 5u);
+  EXPECT_EQ(host.size(), 5u);
+  std::vector<PlanRunner::StepProfile> steps;
+  ASSERT_TRUE((*runner)->profile(3, steps).isOk());
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].name, "launch fake_add_f32");
+  EXPECT_EQ(steps[0].ms.size(), 3u);
+}
+
+TEST_F(PlanRunnerTest, RefusesInputsOfTheWrongShape) {
+  auto runner = PlanRunner::create(*runtime, addPlanBytes(8));
+  ASSERT_TRUE(runner.isOk());
+  std::vector<HostTensor> outputs;
+  rt::Status s = (*runner)->run(
+      {make(DataType::F32, {8}), make(DataType::F32, {9})}, outputs);
+  EXPECT_EQ(s.code(), rt::StatusCode::InvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("input 'b' is 9xf32, expected 8xf32"));
+  s = (*runner)->run({make(DataType::F32, {8})}, outputs);
+  EXPECT_THAT(s.message(), HasSubstr("expected 2 inputs, got 1"));
+}
+
+TEST_F(PlanRunnerTest, RunPlanComparesWritesAndReportsMismatches) {
+  std::string dir = tempDir("runplan");
+  HostTensor a = randomTensor(DataType::F32, {300}, 11);
+  HostTensor b = randomTensor(DataType::F32, {300}, 12);
+  a.name = "a";
+  b.name = "b";
+  HostTensor sum = make(DataType::F32, {300});
+  for (int64_t i = 0; i < 300; ++i)
+    setFloat(sum, i, static_cast<float>(a.at(i)) + static_cast<float>(b.at(i)));
+  ASSERT_TRUE(writeNpy(dir + "/output_0.npy", sum).isOk());
+
+  PlanRunOptions options;
+  options.inputs = {{"a", a}, {"b", b}};
+  options.referenceDir = dir;
+  options.outputDir = dir + "/out";
+  ASSERT_EQ(::mkdir(options.outputDir.c_str(), 0755), 0);
+  options.iterations = 3;
+  options.warmup = 1;
+  std::ostringstream out, err;
+  EXPECT_EQ(runPlan(*runtime, addPlanBytes(300), options, out, err, "tool"), 0)
+      << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("output 'out' 300xf32: min"));
+  EXPECT_THAT(out.str(), HasSubstr("output_0.npy: match"));
+  EXPECT_THAT(out.str(), HasSubstr("timing: 3 runs after 1 warmup runs"));
+  auto written = readNpy(options.outputDir + "/output_0.npy");
+  ASSERT_TRUE(written.isOk());
+  EXPECT_TRUE(compareTensors(*written, sum, {}).isOk());
+
+  // A reference that differs in one element: exit status 1.
+  setFloat(sum, 17, static_cast<float>(sum.at(17) + 1));
+  ASSERT_TRUE(writeNpy(dir + "/output_0.npy", sum).isOk());
+  std::ostringstream out2, err2;
+  options.iterations = 0;
+  EXPECT_EQ(runPlan(*runtime, addPlanBytes(300), options, out2, err2, "tool"),
+            1);
+  EXPECT_THAT(out2.str(), HasSubstr("1 of 300 elements differ; first at 17"));
+
+  // A corrupted plan is an error naming the cause.
+  std::string plan = addPlanBytes(300);
+  plan[plan.size() / 2] ^= 0x40;
+  std::ostringstream out3, err3;
+  EXPECT_EQ(runPlan(*runtime, plan, options, out3, err3, "tool"), 1);
+  EXPECT_THAT(err3.str(), HasSubstr("tool: error: InvalidPlan"));
+}
+
+TEST(RunPlanToolTest, RunsWithTheStandInDriver) {
+  std::string dir = tempDir("tool");
+  writeFile(dir + "/add.kplan", addPlanBytes(64));
+  HostTensor a = randomTensor(DataType::F32, {64}, 21);
+  ASSERT_TRUE(writeNpy(dir + "/a.npy", a).isOk());
+  std::string command = "KILN_FAKE_CUDA_DEVICES=1 " + std::string(KILN_RUN_PLAN) +
+                        " " + dir + "/add.kplan --input a=" + dir +
+                        "/a.npy --seed 4 --profile 2 --driver=" +
+                        KILN_FAKE_CUDA + " > " + dir + "/out.txt 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << readFile(dir + "/out.txt");
+  std::string out = readFile(dir + "/out.txt");
+  EXPECT_THAT(out, HasSubstr("input 'b' 64xf32: random (seed 4)"));
+  EXPECT_THAT(out, HasSubstr("output 'out' 64xf32"));
+  EXPECT_THAT(out, HasSubstr("|    0 | launch fake_add_f32"));
+  // Bad arguments: exit status 2 with the usage.
+  command = std::string(KILN_RUN_PLAN) + " --seed x > " + dir + "/bad.txt 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);
+  EXPECT_THAT(readFile(dir + "/bad.txt"), HasSubstr("usage: kiln-run-plan"));
+}
+
+TEST(QuantileTest, PicksOrderStatistics) {
+  std::vector<double> v = {5, 1, 4, 2, 3};
+  EXPECT_EQ(quantile(v, 0.0), 1);
+  EXPECT_EQ(quantile(v, 0.5), 3);
+  EXPECT_EQ(quantile(v, 1.0), 5);
+  EXPECT_EQ(quantile({}, 0.5), 0);
+}
