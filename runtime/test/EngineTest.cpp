@@ -9,38 +9,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeEngine.h"
 #include "PlanTestUtil.h"
 #include "kiln/runtime/Runtime.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <cstring>
-#include <random>
 
 using namespace kiln::rt;
 using namespace kiln::rt::test;
 using ::testing::HasSubstr;
 
 namespace {
-
-/// Keeps every message.
-class CapturingLogger : public Logger {
-public:
-  void log(Severity severity, const std::string &message) override {
-    messages.emplace_back(severity, message);
-  }
-  bool saw(Severity severity, const std::string &part) const {
-    for (const auto &[s, m] : messages)
-      if (s == severity && m.find(part) != std::string::npos)
-        return true;
-    return false;
-  }
-  std::vector<std::pair<Severity, std::string>> messages;
-};
 
 /// Device memory from the host heap, which the fake driver's device memory
 /// is too.
@@ -60,132 +43,6 @@ public:
     --live;
   }
   int allocations = 0, live = 0;
-};
-
-const char *const kFakeEnv[] = {"KILN_FAKE_CUDA_INIT", "KILN_FAKE_CUDA_CC",
-                                "KILN_FAKE_CUDA_DRIVER",
-                                "KILN_FAKE_CUDA_LAUNCH_RESULT",
-                                "KILN_FAKE_CUDA_STAGED_HTOD"};
-
-class FakeEngineTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    for (const char *name : kFakeEnv)
-      unsetenv(name);
-    setenv("KILN_FAKE_CUDA_DEVICES", "1", 1);
-    // The runtime's dlopen of the same path shares this instance of the
-    // library, so its counters are the ones the runtime drives.
-    fake_ = dlopen(KILN_FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(fake_, nullptr) << dlerror();
-    launchCount = symbol<int (*)()>("kiln_fake_cuda_launch_count");
-    lastKernel = symbol<const char *(*)()>("kiln_fake_cuda_last_kernel");
-    lastDims = symbol<void (*)(unsigned *, unsigned *, unsigned *)>(
-        "kiln_fake_cuda_last_dims");
-    lastNumParams = symbol<int (*)()>("kiln_fake_cuda_last_num_params");
-    lastParam =
-        symbol<unsigned long long (*)(int)>("kiln_fake_cuda_last_param");
-    liveAllocations = symbol<int (*)()>("kiln_fake_cuda_live_allocations");
-    liveModules = symbol<int (*)()>("kiln_fake_cuda_live_modules");
-    liveStreams = symbol<int (*)()>("kiln_fake_cuda_live_streams");
-    liveEvents = symbol<int (*)()>("kiln_fake_cuda_live_events");
-    contextRefs = symbol<int (*)()>("kiln_fake_cuda_context_refs");
-  }
-  void TearDown() override {
-    for (const char *name : kFakeEnv)
-      unsetenv(name);
-    unsetenv("KILN_FAKE_CUDA_DEVICES");
-    if (fake_)
-      dlclose(fake_);
-  }
-
-  template <typename Fn> Fn symbol(const char *name) {
-    void *address = dlsym(fake_, name);
-    EXPECT_NE(address, nullptr) << name;
-    return reinterpret_cast<Fn>(address);
-  }
-
-  std::unique_ptr<Runtime> runtime() {
-    auto runtime = Runtime::create(&logger_, 0, KILN_FAKE_CUDA);
-    EXPECT_TRUE(runtime.isOk()) << runtime.status().toString();
-    return runtime.isOk() ? std::move(*runtime) : nullptr;
-  }
-
-  static StatusOr<std::unique_ptr<Engine>> load(Runtime &runtime,
-                                                const PlanContents &plan) {
-    auto file = writePlan(plan);
-    if (!file)
-      return file.status();
-    return runtime.deserializeEngine(file->data(), file->size());
-  }
-
-  CapturingLogger logger_;
-  void *fake_ = nullptr;
-  int (*launchCount)() = nullptr;
-  const char *(*lastKernel)() = nullptr;
-  void (*lastDims)(unsigned *, unsigned *, unsigned *) = nullptr;
-  int (*lastNumParams)() = nullptr;
-  unsigned long long (*lastParam)(int) = nullptr;
-  int (*liveAllocations)() = nullptr;
-  int (*liveModules)() = nullptr;
-  int (*liveStreams)() = nullptr;
-  int (*liveEvents)() = nullptr;
-  int (*contextRefs)() = nullptr;
-};
-
-KernelImage image(KernelImage::Format format, uint32_t arch, std::string text) {
-  KernelImage i;
-  i.format = format;
-  i.arch = arch;
-  i.data = std::move(text);
-  return i;
-}
-
-const char *const kAddModule =
-    "// kiln-fake-module\n.entry fake_add_f32(p,p,p,i64)\n"
-    ".entry scale(p,f32,i32,i64)\n";
-
-/// out = (a + w) + b over n floats, through the arena: copy a to the arena,
-/// add the weights w into the arena, add b into out.
-PlanContents addPlan(int64_t n, const std::vector<float> &w) {
-  PlanContents plan;
-  plan.compatibility.kilnVersion = "test";
-  plan.compatibility.archs = {80};
-  plan.compatibility.ptxIsa = 80;
-  plan.compatibility.minDriverVersion = 12000;
-  plan.tensors = {{"a", DataType::F32, {n}, true},
-                  {"b", DataType::F32, {n}, true},
-                  {"out", DataType::F32, {n}, false}};
-  plan.kernels = {{"fake_add_f32", "tile=[256]"}};
-  plan.images = {image(KernelImage::Format::PTX, 80, kAddModule)};
-  plan.weights.assign(reinterpret_cast<const char *>(w.data()),
-                      w.size() * sizeof(float));
-  uint64_t bytes = static_cast<uint64_t>(n) * 4;
-  plan.arenaBytes = (2 * bytes + 255) / 256 * 256;
-  uint32_t blocks = static_cast<uint32_t>((n + 255) / 256);
-  plan.steps = {
-      copyStep(arena(0), tensor(0, 0), bytes),
-      launchStep(0, {blocks, 1, 1}, {256, 1, 1},
-                 {pointerArg(arena(0)), pointerArg(weights(0)),
-                  pointerArg(arena(bytes)), i64Arg(n)}),
-      launchStep(0, {blocks, 1, 1}, {256, 1, 1},
-                 {pointerArg(arena(bytes)), pointerArg(tensor(1, 0)),
-                  pointerArg(tensor(2, 0)), i64Arg(n)}),
-  };
-  return plan;
-}
-
-std::vector<float> randomFloats(size_t n, unsigned seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(random);
-  return v;
-}
-
-/// Device buffers (host memory under the fake driver) for a, b and out.
-struct AddBuffers {
-  std::vector<float> a, b, out;
 };
 
 //===----------------------------------------------------------------------===//
@@ -776,7 +633,8 @@ TEST_F(FakeEngineTest, ProfilerGetsEveryStepInOrder) {
   AddBuffers io{randomFloats(n, 4), randomFloats(n, 5),
                 std::vector<float>(n, 0.0f)};
   for (auto [name, v] : {std::pair{"a", &io.a}, {"b", &io.b}, {"out", &io.out}})
-    ASSERT_TRUE((*context)->setTensorAddress(name, uint64_t(uintptr_t(v->data()))));
+    ASSERT_TRUE(
+        (*context)->setTensorAddress(name, uint64_t(uintptr_t(v->data()))));
 
   RecordingProfiler profiler;
   (*context)->setProfiler(&profiler);

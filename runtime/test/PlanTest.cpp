@@ -76,6 +76,35 @@ TEST(PlanRoundTrip, EveryFeatureSurvives) {
   EXPECT_EQ(writeOrDie(*read), file);
 }
 
+TEST(PlanRoundTrip, LibraryCallsSurvive) {
+  PlanContents plan = makeSmallPlan();
+  std::string payload;
+  for (int i = 0; i < 300; ++i)
+    payload.push_back(static_cast<char>(i * 11)); // NULs included
+  plan.steps.push_back(libraryCallStep("cublaslt.matmul",
+                                       {{arena(64), 64},
+                                        {weights(0), 64},
+                                        {tensor(1, 0), 64},
+                                        {tensor(0, 60), 4}},
+                                       payload));
+  plan.steps.push_back(libraryCallStep("plugin.nop", {}, ""));
+  std::string file = writeOrDie(plan);
+  auto read = readPlan(file.data(), file.size());
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  std::string difference;
+  EXPECT_TRUE(plansEqual(plan, *read, difference)) << difference;
+  const LibraryCallStep &call = read->steps[5].libraryCall;
+  EXPECT_EQ(read->steps[5].kind, Step::Kind::LibraryCall);
+  EXPECT_EQ(call.callee, "cublaslt.matmul");
+  EXPECT_EQ(call.payload, payload);
+  ASSERT_EQ(call.buffers.size(), 4u);
+  EXPECT_EQ(call.buffers[3].address.space, MemorySpace::Tensor);
+  EXPECT_EQ(call.buffers[3].address.index, 0u);
+  EXPECT_EQ(call.buffers[3].address.offset, 60u);
+  EXPECT_EQ(call.buffers[3].bytes, 4u);
+  EXPECT_EQ(writeOrDie(*read), file);
+}
+
 TEST(PlanRoundTrip, EmptyPlan) {
   PlanContents plan;
   std::string file = writeOrDie(plan);

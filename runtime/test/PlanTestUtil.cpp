@@ -7,6 +7,7 @@
 #include "PlanTestUtil.h"
 
 #include <cstring>
+#include <random>
 
 namespace kiln::rt::test {
 
@@ -89,6 +90,57 @@ Step libraryCallStep(std::string callee, std::vector<LibraryCallBuffer> buffers,
   step.libraryCall.buffers = std::move(buffers);
   step.libraryCall.payload = std::move(payload);
   return step;
+}
+
+KernelImage image(KernelImage::Format format, uint32_t arch, std::string text) {
+  KernelImage i;
+  i.format = format;
+  i.arch = arch;
+  i.data = std::move(text);
+  return i;
+}
+
+const char *const kAddModule =
+    "// kiln-fake-module\n.entry fake_add_f32(p,p,p,i64)\n"
+    ".entry scale(p,f32,i32,i64)\n";
+
+/// out = (a + w) + b over n floats, through the arena: copy a to the arena,
+/// add the weights w into the arena, add b into out.
+PlanContents addPlan(int64_t n, const std::vector<float> &w) {
+  PlanContents plan;
+  plan.compatibility.kilnVersion = "test";
+  plan.compatibility.archs = {80};
+  plan.compatibility.ptxIsa = 80;
+  plan.compatibility.minDriverVersion = 12000;
+  plan.tensors = {{"a", DataType::F32, {n}, true},
+                  {"b", DataType::F32, {n}, true},
+                  {"out", DataType::F32, {n}, false}};
+  plan.kernels = {{"fake_add_f32", "tile=[256]"}};
+  plan.images = {image(KernelImage::Format::PTX, 80, kAddModule)};
+  plan.weights.assign(reinterpret_cast<const char *>(w.data()),
+                      w.size() * sizeof(float));
+  uint64_t bytes = static_cast<uint64_t>(n) * 4;
+  plan.arenaBytes = (2 * bytes + 255) / 256 * 256;
+  uint32_t blocks = static_cast<uint32_t>((n + 255) / 256);
+  plan.steps = {
+      copyStep(arena(0), tensor(0, 0), bytes),
+      launchStep(0, {blocks, 1, 1}, {256, 1, 1},
+                 {pointerArg(arena(0)), pointerArg(weights(0)),
+                  pointerArg(arena(bytes)), i64Arg(n)}),
+      launchStep(0, {blocks, 1, 1}, {256, 1, 1},
+                 {pointerArg(arena(bytes)), pointerArg(tensor(1, 0)),
+                  pointerArg(tensor(2, 0)), i64Arg(n)}),
+  };
+  return plan;
+}
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(random);
+  return v;
 }
 
 PlanContents makeFullPlan() {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kiln::rt::test {
 
@@ -27,6 +28,19 @@ PlanContents makeFullPlan();
 /// format 1.0 (test/Inputs/small-plan-1.0.kplan is this plan, written by the
 /// format 1.0 writer).
 PlanContents makeSmallPlan();
+
+/// The text of a module of the fake driver (FakeCudaDriver.c) with the
+/// kernels fake_add_f32(p,p,p,i64), which really runs, and
+/// scale(p,f32,i32,i64).
+extern const char *const kAddModule;
+/// An image of `format` and `arch` holding `text`.
+KernelImage image(KernelImage::Format format, uint32_t arch, std::string text);
+/// out = (a + w) + b over n floats, through the arena: copy a to the arena,
+/// add the weights w into the arena, add b into out (tensors a, b, out; one
+/// compute_80 PTX image of kAddModule).
+PlanContents addPlan(int64_t n, const std::vector<float> &w);
+/// `n` floats in [-100, 100) from a fixed seed.
+std::vector<float> randomFloats(size_t n, unsigned seed);
 
 /// Field-by-field equality, with a description of the first difference.
 bool plansEqual(const PlanContents &a, const PlanContents &b,

@@ -15,6 +15,7 @@ const StepKind *const kStepKinds[] = {
     &kLaunchStepKind,
     &kCopyStepKind,
     &kFillStepKind,
+    &kLibraryCallStepKind,
 };
 } // namespace
 

@@ -5,8 +5,8 @@
 // call's prepared instance), how it is prepared into an execution context's
 // Program, and, through the PreparedStep it prepares, how it is enqueued.
 // StepKinds.cpp lists them in one table; each kind lives in its own file
-// (LaunchStep.cpp, CopyStep.cpp, FillStep.cpp, ...). docs/runtime.md, "Adding
-// a step kind", lists every file a new kind touches.
+// (LaunchStep.cpp, CopyStep.cpp, FillStep.cpp, LibraryCallStep.cpp).
+// docs/runtime.md, "Adding a step kind", lists every file a new kind touches.
 //
 // A context prepares its steps once: every kernel parameter and every address
 // gets an 8-byte slot in its PreparedStep, immediates and weights addresses
@@ -101,10 +101,11 @@ private:
 /// The implementation of one Step::Kind.
 struct StepKind {
   Step::Kind kind;
-  /// The first word of the step's description: "launch", "copy", "fill".
+  /// The first word of the step's description: "launch", "copy", "fill",
+  /// "call".
   const char *verb;
   /// What the step acts on, named in its description (the kernel of a
-  /// launch); null when the verb says it all.
+  /// launch, the callee of a call); null when the verb says it all.
   const std::string *(*subject)(const PlanContents &plan, const Step &step);
   /// Optional: checks, before anything is loaded on the device, that this
   /// runtime can run the step (UnsupportedPlan otherwise).
@@ -124,14 +125,17 @@ struct StepKind {
 extern const StepKind kLaunchStepKind;
 extern const StepKind kCopyStepKind;
 extern const StepKind kFillStepKind;
+extern const StepKind kLibraryCallStepKind;
 
 /// The implementation of `kind`, or null for a value that is not a kind
 /// (verified plans have none).
 const StepKind *findStepKind(Step::Kind kind);
 
-/// "launch 'k0'", "copy": for messages ("step 3 (launch 'k0'): ...").
+/// "launch 'k0'", "copy", "call 'cublaslt.matmul'": for messages ("step 3
+/// (launch 'k0'): ...").
 std::string describeStep(const PlanContents &plan, const Step &step);
-/// "launch k0", "copy": the names the Profiler reports.
+/// "launch k0", "copy", "call cublaslt.matmul": the names the Profiler
+/// reports.
 std::string stepProfileName(const PlanContents &plan, const Step &step);
 
 } // namespace detail

@@ -37,7 +37,7 @@ class Profiler {
 public:
   virtual ~Profiler() = default;
   /// Step `step` (plan order) took `ms` of GPU time. `name` is "launch
-  /// <kernel>", "copy" or "fill".
+  /// <kernel>", "copy", "fill" or "call <callee>" (a library call).
   virtual void reportStepTime(int step, const std::string &name, float ms) = 0;
 };
 class GpuAllocator;
@@ -94,7 +94,8 @@ private:
 };
 
 /// Runs an engine's steps: binds the arena and the I/O tensors to device
-/// addresses and enqueues the kernel launches, copies and fills on a stream.
+/// addresses and enqueues the kernel launches, copies, fills and library
+/// calls on a stream.
 /// One context is used by one thread at a time; contexts of one engine are
 /// independent. Destroying a context frees the arena it allocated: wait for
 /// the work it enqueued first.
@@ -131,7 +132,9 @@ public:
   /// Enqueues every step on `stream` (a CUstream; nullptr is the legacy
   /// default stream) and returns without waiting. Fails (InvalidArgument)
   /// when a tensor is unbound or the arena is not set, DriverError (naming
-  /// the step and kernel) when the driver refuses a launch, copy or fill.
+  /// the step and kernel) when the driver refuses a launch, copy or fill,
+  /// and with a library-call handler's status (naming the step and callee)
+  /// when the handler fails.
   /// The addresses can change after it returns; steps already enqueued keep
   /// the ones they were given.
   Status enqueue(void *stream);

@@ -24,6 +24,7 @@
 #include "kiln/runtime/Driver.h"
 #include "kiln/runtime/Engine.h"
 #include "kiln/runtime/GpuAllocator.h"
+#include "kiln/runtime/LibraryCall.h"
 #include "kiln/runtime/Logger.h"
 #include "kiln/runtime/Status.h"
 
@@ -51,8 +52,11 @@ public:
   /// touches the device), checks that the driver is new enough and that the
   /// plan has code for the device (a cubin of the device's major version and
   /// an arch <= the device's, the highest such; else the highest PTX with an
-  /// arch <= the device's: UnsupportedPlan otherwise), loads that image,
-  /// finds every kernel in it and uploads the weights.
+  /// arch <= the device's: UnsupportedPlan otherwise) and that every library
+  /// call has a handler (LibraryCall.h; UnsupportedPlan naming the step and
+  /// callee otherwise), has each handler prepare its step (its status,
+  /// naming the step, when it refuses), loads the image, finds every kernel
+  /// in it and uploads the weights.
   StatusOr<std::unique_ptr<Engine>> deserializeEngine(const void *data,
                                                       std::size_t size);
 
