@@ -3,9 +3,9 @@
 // Runtime, Engine and ExecutionContext against FakeCudaDriver.c, whose device
 // memory is host memory and whose "fake_add_f32" kernel really runs: image
 // selection and its errors, driver version checks, module and kernel
-// lookup, weights upload, tensor binding and its errors, argument packing,
-// an end-to-end numeric check, concurrent contexts, custom allocators, and
-// that everything is released.
+// lookup, weights upload, the host copies freed after it, tensor binding and
+// its errors, argument packing, an end-to-end numeric check, concurrent
+// contexts, custom allocators, and that everything is released.
 //
 //===----------------------------------------------------------------------===//
 
@@ -226,6 +226,54 @@ TEST_F(FakeEngineTest, TensorQueries) {
   EXPECT_FALSE((*engine)->tensor(2).isInput);
   EXPECT_EQ((*engine)->deviceMemorySize(), 256u);
   EXPECT_EQ((*engine)->plan().kernels[0].name, "fake_add_f32");
+}
+
+// After deserializeEngine the device has the code and the weights: the
+// engine keeps no host copy of either, and still runs.
+TEST_F(FakeEngineTest, HostCopiesAreFreedAfterUpload) {
+  auto rt = runtime();
+  ASSERT_TRUE(rt);
+  const int64_t n = 1000;
+  std::vector<float> w = randomFloats(n, 41);
+  PlanContents plan = addPlan(n, w);
+  plan.compatibility.archs = {80, 90};
+  plan.images.push_back(image(KernelImage::Format::Cubin, 90,
+                              std::string(kAddModule) + "// sm_90\n"));
+  auto engine = load(*rt, plan);
+  ASSERT_TRUE(engine.isOk()) << engine.status().toString();
+  const Engine &e = **engine;
+  EXPECT_EQ(e.imageIndex(), 1); // the cubin
+  ASSERT_EQ(e.plan().images.size(), 2u);
+  const size_t empty = std::string().capacity();
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(e.plan().images[i].data.empty());
+    EXPECT_LE(e.plan().images[i].data.capacity(), empty); // freed
+    EXPECT_EQ(e.imageBytes(i), plan.images[i].data.size());
+    EXPECT_EQ(e.plan().images[i].arch, plan.images[i].arch);
+  }
+  EXPECT_EQ(e.imageBytes(2), 0u);
+  EXPECT_EQ(e.imageBytes(-1), 0u);
+  EXPECT_TRUE(e.plan().weights.empty());
+  EXPECT_LE(e.plan().weights.capacity(), empty);
+  EXPECT_EQ(e.weightsBytes(), n * sizeof(float));
+  // Everything else is still described.
+  EXPECT_EQ(e.plan().steps.size(), 3u);
+  EXPECT_EQ(e.plan().kernels[0].name, "fake_add_f32");
+  EXPECT_EQ(e.plan().tensors[2].name, "out");
+  EXPECT_TRUE(logger_.saw(Logger::Severity::Info, "4000 bytes of weights"));
+
+  // And it runs: fake_add_f32 reads the weights uploaded before the free.
+  auto context = (*engine)->createExecutionContext();
+  ASSERT_TRUE(context.isOk());
+  AddBuffers io{randomFloats(n, 42), randomFloats(n, 43),
+                std::vector<float>(n, 0.0f)};
+  for (auto [name, v] : {std::pair{"a", &io.a}, {"b", &io.b}, {"out", &io.out}})
+    ASSERT_TRUE(
+        (*context)->setTensorAddress(name, uint64_t(uintptr_t(v->data()))));
+  ASSERT_TRUE((*context)->execute());
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(io.out[i], (io.a[i] + w[i]) + io.b[i]) << "at " << i;
 }
 
 TEST_F(FakeEngineTest, UnboundTensorOnEnqueue) {

@@ -2,7 +2,8 @@
 //
 // Runtime::deserializeEngine (verify the plan, check that every step can run
 // here, pick the image for the device, load it, find the kernels, upload the
-// weights) and the Engine that owns the result. ExecutionContext.cpp runs the
+// weights, free the host copies of the images and weights) and the Engine
+// that owns the result. ExecutionContext.cpp runs the
 // steps.
 //
 //===----------------------------------------------------------------------===//
@@ -199,12 +200,22 @@ StatusOr<std::unique_ptr<Engine>> Runtime::deserializeEngine(const void *data,
       return Status(s.code(), "uploading the weights: " + s.message());
   }
 
+  // The device has the code (cuModuleLoadDataEx copies the image) and the
+  // weights (copyToDevice is complete on return): free the host copies,
+  // keeping their sizes (Engine.h).
+  engine->weightsBytes_ = contents.weights.size();
+  for (KernelImage &code : engine->plan_.images) {
+    engine->imageBytes_.push_back(code.data.size());
+    std::string().swap(code.data);
+  }
+  std::string().swap(engine->plan_.weights);
+
   logger_->log(Logger::Severity::Info,
                "engine: " + imageName + " for device " +
                    std::to_string(device_.ordinal) + " (" + device_.smArch() +
                    "), " + std::to_string(contents.kernels.size()) +
                    " kernel(s), " + std::to_string(contents.steps.size()) +
-                   " step(s), " + std::to_string(contents.weights.size()) +
+                   " step(s), " + std::to_string(engine->weightsBytes_) +
                    " bytes of weights, arena " +
                    std::to_string(contents.arenaBytes) + " bytes");
   return engine;
@@ -237,6 +248,12 @@ Engine::~Engine() {
                                                "cuModuleUnload", result)
                                          : current.message()));
   }
+}
+
+uint64_t Engine::imageBytes(int index) const {
+  return index >= 0 && static_cast<size_t>(index) < imageBytes_.size()
+             ? imageBytes_[index]
+             : 0;
 }
 
 int Engine::findTensor(const std::string &name) const {

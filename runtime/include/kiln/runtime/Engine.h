@@ -1,10 +1,11 @@
 //===- Engine.h - a loaded plan and the contexts that run it ----*- C++ -*-===//
 //
 // An Engine is a plan made ready on one device: its kernel module loaded and
-// its weights uploaded (Runtime::deserializeEngine makes one). An
-// ExecutionContext runs the engine's steps with its own activation memory (the
-// arena) and its own I/O tensor addresses, so one engine serves many contexts,
-// which may run concurrently on different streams.
+// its weights uploaded (Runtime::deserializeEngine makes one), after which it
+// keeps no host copy of the code or the weights. An ExecutionContext runs the
+// engine's steps with its own activation memory (the arena) and its own I/O
+// tensor addresses, so one engine serves many contexts, which may run
+// concurrently on different streams.
 //
 // Lifetimes: destroy every ExecutionContext before its Engine, and every
 // Engine before the Runtime that made it.
@@ -61,10 +62,21 @@ public:
   /// Bytes of device memory (the arena) one execution context needs.
   uint64_t deviceMemorySize() const { return plan_.arenaBytes; }
 
-  /// The plan the engine was made from, as readPlan returned it.
+  /// The plan the engine was made from, as readPlan returned it, less the
+  /// bytes of its kernel images and weights: once the module is loaded and
+  /// the weights are uploaded, the engine frees its host copies, so every
+  /// plan().images[i].data and plan().weights are empty (imageBytes and
+  /// weightsBytes give their sizes). Everything else is there; with weights,
+  /// it is not a plan verifyPlan or writePlan accepts any more.
   const PlanContents &plan() const { return plan_; }
-  /// The index in plan().images of the image that was loaded.
+  /// The index in plan().images of the image that was loaded (-1 for a plan
+  /// without kernels).
   int imageIndex() const { return image_; }
+  /// The size of plan().images[index] in the file (0 for an index out of
+  /// range).
+  uint64_t imageBytes(int index) const;
+  /// The size of the weights, uploaded once to the device.
+  uint64_t weightsBytes() const { return weightsBytes_; }
 
   /// A context with its own arena, allocated with the runtime's allocator
   /// and freed with the context.
@@ -86,6 +98,9 @@ private:
   /// CUmodule and one CUfunction per plan kernel.
   void *module_ = nullptr;
   std::vector<void *> functions_;
+  /// The sizes of the images' and the weights' bytes, freed from plan_.
+  std::vector<uint64_t> imageBytes_;
+  uint64_t weightsBytes_ = 0;
   /// The uploaded weights (0 when the plan has none) and their allocator.
   uint64_t weights_ = 0;
   GpuAllocator *weightsAllocator_ = nullptr;
