@@ -232,8 +232,14 @@ Engine::Engine(Runtime &runtime, PlanContents plan)
 }
 
 Engine::~Engine() {
-  // What the steps' kinds made (library-call instances) goes first: it may
-  // refer to the module or the weights.
+  // What the steps' kinds made (library-call instances) goes first, with the
+  // device's context current: it may refer to the module or the weights.
+  if (std::any_of(stepStates_.begin(), stepStates_.end(),
+                  [](const auto &state) { return state != nullptr; }))
+    if (Status s = runtime_.makeCurrent(); !s)
+      runtime_.logger_->log(Logger::Severity::Error,
+                            "releasing the engine's library calls: " +
+                                s.message());
   stepStates_.clear();
   if (weights_)
     weightsAllocator_->free(weights_);

@@ -55,7 +55,8 @@ struct LibraryCallSetup {
   const LibraryCallStep &step;
 };
 
-/// One library-call step prepared for one engine, destroyed with the engine.
+/// One library-call step prepared for one engine, destroyed with the engine
+/// (before its module and weights, with the device's context current).
 /// Every execution context of the engine calls it, so enqueue may be called
 /// from several threads at once (for different contexts, on different
 /// streams).
@@ -63,11 +64,11 @@ class LibraryCallInstance {
 public:
   virtual ~LibraryCallInstance();
   /// Enqueues the call on `stream` (a CUstream; nullptr is the legacy
-  /// default stream) without waiting for it. `buffers[i]` is the device
-  /// address of step.buffers[i] for the calling context; `numBuffers` is
-  /// step.buffers.size(). A failure is returned with a message naming its
-  /// cause (DriverError for a failing CUDA or library call); the runtime adds
-  /// the step and the callee.
+  /// default stream) without waiting for it; the device's primary context is
+  /// current. `buffers[i]` is the device address of step.buffers[i] for the
+  /// calling context; `numBuffers` is step.buffers.size(). A failure is
+  /// returned with a message naming its cause (DriverError for a failing CUDA
+  /// or library call); the runtime adds the step and the callee.
   virtual Status enqueue(void *stream, const uint64_t *buffers,
                          size_t numBuffers) = 0;
 };
