@@ -22,8 +22,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["kiln-opt", "kiln-compile", "kiln-conformance", "kiln-run", "kiln-device-info",
-     "kiln-plan-info", "kiln-runtime-tests"], [config.kiln_tools_dir])
+    ["kiln-opt", "kiln-compile", "kiln-conformance", "kiln-run", "kiln-run-plan",
+     "kiln-device-info", "kiln-plan-info", "kiln-runtime-tests"], [config.kiln_tools_dir])
 
 # Binary ONNX models are made in tests from protobuf text with protoc and
 # libonnx's schema: %encode_onnx < model.txtpb > model.onnx

@@ -1,7 +1,7 @@
 //===- InitAll.h - register everything kiln tools use -----------*- C++ -*-===//
 //
-// The one place that registers the dialects and passes kiln's tools use, so
-// that kiln-opt and kiln-compile accept the same pipelines.
+// The one place that registers the dialects, passes and pipelines kiln's
+// tools use, so that kiln-opt and kiln-compile accept the same pipelines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,10 +12,12 @@ namespace mlir {
 class DialectRegistry;
 namespace kiln {
 
-/// Adds the kiln dialect and the upstream dialects kiln pipelines use.
+/// Adds the kiln dialects and the upstream dialects, interfaces and
+/// translations that kiln IR and every kiln pipeline use.
 void registerAllDialects(DialectRegistry &registry);
 
-/// Registers the kiln passes and pipelines and the upstream passes they use.
+/// Registers every kiln pass and pipeline and the upstream passes the
+/// pipelines are made of.
 void registerAllPasses();
 
 } // namespace kiln

@@ -1,7 +1,8 @@
 //===- kiln-conformance.cpp - run ONNX backend test cases -------*- C++ -*-===//
 //
 // kiln-conformance [--backend=reference|gpu] [--json=report.json]
-//                  [--baseline=file] [--write-baseline=file] [-j N] PATH...
+//                  [--baseline=file] [--write-baseline=file] [-j N]
+//                  [compiler options] PATH...
 //
 // Each PATH is a case folder in the ONNX backend-test layout (model.onnx,
 // test_data_set_N/input_K.pb, output_K.pb) or a folder of them. Every case is
@@ -10,21 +11,16 @@
 // f16: 1e-2/1e-3; bf16: 2e-2/1e-2; integers and booleans exactly). One line
 // per case, then `N passed, N failed, N skipped`. A case kiln cannot import
 // or lower is skipped with the reason, never passed. Each case runs in its
-// own process, so a crash fails that case only.
+// own process, so a crash fails that case only. Plans are compiled with the
+// compiler options of kiln-compile (PTX only unless --cubin: the driver
+// JIT-compiles it), for the device's architecture unless --target is given.
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
-#include "kiln/Import/OnnxImporter.h"
+#include "kiln/Compiler/Compiler.h"
 #include "kiln/Import/TensorFile.h"
-#include "kiln/InitAll.h"
-#include "kiln/Reference/ReferenceExecutor.h"
-#include "kiln/Runner/PlanExecutor.h"
-#include "kiln/Target/Plan/PlanCompiler.h"
+#include "kiln/tooling/PlanRunner.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -71,6 +67,9 @@ static cl::opt<unsigned> timeoutSeconds("timeout", cl::desc("Seconds per case"),
 
 namespace {
 
+/// The compiler options from the command line (read once in main).
+CompilerOptions compilerOptions;
+
 struct Outcome {
   std::string status; // PASS, FAIL, SKIP
   std::string detail;
@@ -98,13 +97,36 @@ std::vector<std::string> listSorted(const std::string &dir,
   return out;
 }
 
+/// Reads a tensor file into `t`; the error message, or "".
+std::string readTensor(const std::string &path, tooling::HostTensor &t) {
+  auto read = readTensorFile(path);
+  if (!read.isOk())
+    return read.status().message();
+  t = std::move(*read);
+  return "";
+}
+
 /// Runs one case (in the child process).
 Outcome runCase(const std::string &dir) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerReferenceExecutorDialects(registry);
-  registerPlanCompilerDialects(registry);
-  MLIRContext context(registry);
+  std::vector<std::string> sets = listSorted(dir, "test_data_set_");
+  if (sets.empty())
+    return {"SKIP", "no test_data_set_N folders"};
+
+  // The backend's device and the architecture plans are compiled for.
+  CompilerOptions options = compilerOptions;
+  std::unique_ptr<rt::Runtime> runtime;
+  if (backend == "gpu" && !compileOnly) {
+    auto created = rt::Runtime::create();
+    if (!created.isOk())
+      return {"SKIP", "no GPU: " + created.status().toString()};
+    runtime = std::move(*created);
+    const auto &device = runtime->device();
+    if (!targetsGivenOnCL())
+      options.target.archs = {static_cast<unsigned>(
+          device.computeCapabilityMajor * 10 + device.computeCapabilityMinor)};
+  }
+  Compiler compiler(options);
+  MLIRContext &context = compiler.getContext();
   context.disableMultithreading();
   std::string firstError;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -113,120 +135,102 @@ Outcome runCase(const std::string &dir) {
     return success();
   });
 
-  std::string model = dir + "/model.onnx";
-  std::vector<std::string> sets = listSorted(dir, "test_data_set_");
-  if (sets.empty())
-    return {"SKIP", "no test_data_set_N folders"};
-
   // Import; inputs that must be constants (shapes, axes) are taken from the
   // first data set.
-  OnnxImportOptions options;
-  OnnxImportResult result;
+  OnnxImportOptions &import = compiler.options().import;
   std::map<std::string, std::string> inputFiles; // graph input name -> .pb
   for (const std::string &file : listSorted(sets[0], "input_")) {
-    HostTensor t;
-    if (!readTensorFile(file, t).empty())
+    tooling::HostTensor t;
+    if (!readTensor(file, t).empty())
       continue;
     inputFiles[t.name] = file;
     // Dynamic dimensions take the test data's shape.
-    options.inputShapes[t.name] = SmallVector<int64_t>(t.shape.begin(), t.shape.end());
+    import.inputShapes[t.name] =
+        SmallVector<int64_t>(t.shape.begin(), t.shape.end());
   }
   // Each failed import may name another input that must be a constant.
+  OwningOpRef<ModuleOp> module;
   for (int attempt = 0;; ++attempt) {
     firstError.clear();
-    result = OnnxImportResult();
-    if (succeeded(importOnnxFile(&context, model, options, result)))
+    OnnxImportResult details;
+    auto imported = compiler.importFile(dir + "/model.onnx", &details);
+    if (succeeded(imported)) {
+      module = std::move(*imported);
       break;
+    }
     bool retry = false;
-    for (const std::string &name : result.needConstant)
-      if (inputFiles.count(name) && !options.constantInputs.count(name)) {
-        options.constantInputs[name] = inputFiles[name];
+    for (const std::string &name : details.needConstant)
+      if (inputFiles.count(name) && !import.constantInputs.count(name)) {
+        import.constantInputs[name] = inputFiles[name];
         retry = true;
       }
     if (!retry || attempt > 16)
       return {"SKIP", "import: " + firstError};
   }
-  PassManager pm(&context);
-  buildKilnOptimizePipeline(pm);
-  if (failed(pm.run(*result.module)))
+  if (failed(compiler.compile(*module, Phase::Import, Phase::Graph)))
     return {"FAIL", "optimization pipeline: " + firstError};
   // The backend: specs of its inputs and a function that runs it.
   std::vector<std::string> inputNames;
-  std::function<std::string(const std::vector<HostTensor> &,
-                            std::vector<HostTensor> &)>
+  std::function<rt::Status(const std::vector<tooling::HostTensor> &,
+                           std::vector<tooling::HostTensor> &)>
       execute;
   std::unique_ptr<ReferenceExecutor> reference;
-  std::unique_ptr<::kiln::rt::Runtime> runtime;
-  std::unique_ptr<PlanExecutor> planExec;
+  std::unique_ptr<tooling::PlanRunner> planRunner;
   if (backend == "gpu") {
-    PlanOptions planOptions;
-    planOptions.cubin = false; // the driver JIT-compiles the PTX
-    if (!compileOnly) {
-      auto rt = ::kiln::rt::Runtime::create();
-      if (!rt.isOk())
-        return {"SKIP", "no GPU: " + rt.status().toString()};
-      runtime = std::move(*rt);
-      const auto &device = runtime->device();
-      planOptions.archs = {static_cast<unsigned>(
-          device.computeCapabilityMajor * 10 + device.computeCapabilityMinor)};
-    }
-    FailureOr<::kiln::rt::PlanContents> plan =
-        compileToPlan(*result.module, planOptions);
-    if (failed(plan))
+    FailureOr<std::string> bytes = compiler.compileToPlan(*module, Phase::Graph);
+    if (failed(bytes))
       return {"FAIL", "plan compiler: " + firstError};
-    auto bytes = ::kiln::rt::writePlan(*plan);
-    if (!bytes.isOk())
-      return {"FAIL", "writing the plan: " + bytes.status().toString()};
     if (compileOnly) {
-      auto back = ::kiln::rt::readPlan(bytes->data(), bytes->size());
+      auto back = rt::readPlan(bytes->data(), bytes->size());
       if (!back.isOk())
         return {"FAIL", "reading the plan back: " + back.status().toString()};
       return {"PASS", ""};
     }
-    std::string error = PlanExecutor::create(*runtime, *bytes, planExec);
-    if (!error.empty())
-      return {"FAIL", "loading the plan: " + error};
-    for (const HostTensor &spec : planExec->inputs())
+    auto runner = tooling::PlanRunner::create(*runtime, *bytes);
+    if (!runner.isOk())
+      return {"FAIL", "loading the plan: " + runner.status().toString()};
+    planRunner = std::move(*runner);
+    for (const rt::TensorDesc &spec : planRunner->inputs())
       inputNames.push_back(spec.name);
-    execute = [&](const std::vector<HostTensor> &in,
-                  std::vector<HostTensor> &out) {
-      return planExec->run(in, out);
+    execute = [&](const std::vector<tooling::HostTensor> &in,
+                  std::vector<tooling::HostTensor> &out) {
+      return planRunner->run(in, out);
     };
   } else {
-    FailureOr<std::unique_ptr<ReferenceExecutor>> exec =
-        ReferenceExecutor::compile(std::move(result.module));
+    auto exec = compiler.compileReference(std::move(module), Phase::Graph);
     if (failed(exec))
       return {"SKIP", "reference lowering: " + firstError};
     reference = std::move(*exec);
-    for (const TensorSpec &spec : reference->inputs())
+    for (const rt::TensorDesc &spec : reference->inputs())
       inputNames.push_back(spec.name);
-    execute = [&](const std::vector<HostTensor> &in,
-                  std::vector<HostTensor> &out) {
+    execute = [&](const std::vector<tooling::HostTensor> &in,
+                  std::vector<tooling::HostTensor> &out) {
       return reference->run(in, out);
     };
   }
 
   for (const std::string &set : sets) {
-    std::map<std::string, HostTensor> given;
-    std::vector<HostTensor> ordered;
+    std::map<std::string, tooling::HostTensor> given;
+    std::vector<tooling::HostTensor> ordered;
     for (const std::string &file : listSorted(set, "input_")) {
-      HostTensor t;
-      std::string error = readTensorFile(file, t);
+      tooling::HostTensor t;
+      std::string error = readTensor(file, t);
       if (!error.empty())
         return {"SKIP", "test data: " + error};
       given[t.name] = t;
       ordered.push_back(t);
     }
     // Inputs frozen into constants must hold the same values in every set.
-    for (const auto &frozen : options.constantInputs) {
+    for (const auto &frozen : import.constantInputs) {
       auto it = given.find(frozen.first().str());
-      HostTensor first;
-      if (it != given.end() && readTensorFile(frozen.second, first).empty() &&
-          !compareTensors(it->second, first, 0, 0).empty())
+      tooling::HostTensor first;
+      if (it != given.end() && readTensor(frozen.second, first).empty() &&
+          !tooling::compareTensors(it->second, first, {}).isOk())
         return {"SKIP", "input '" + frozen.first().str() +
-                            "' is needed as a constant but differs between data sets"};
+                            "' is needed as a constant but differs between "
+                            "data sets"};
     }
-    std::vector<HostTensor> inputs;
+    std::vector<tooling::HostTensor> inputs;
     for (auto [i, name] : llvm::enumerate(inputNames)) {
       auto it = given.find(name);
       if (it != given.end())
@@ -236,27 +240,25 @@ Outcome runCase(const std::string &dir) {
       else
         return {"FAIL", "no test data for input '" + name + "'"};
     }
-    std::vector<HostTensor> outputs;
-    std::string error = execute(inputs, outputs);
-    if (!error.empty())
-      return {"FAIL", error};
+    std::vector<tooling::HostTensor> outputs;
+    if (rt::Status s = execute(inputs, outputs); !s)
+      return {"FAIL", s.message()};
     std::vector<std::string> expectedFiles = listSorted(set, "output_");
     if (expectedFiles.size() != outputs.size())
       return {"FAIL", "the model has " + std::to_string(outputs.size()) +
                           " outputs, the test data " +
                           std::to_string(expectedFiles.size())};
     for (auto [i, file] : llvm::enumerate(expectedFiles)) {
-      HostTensor expected;
-      error = readTensorFile(file, expected);
+      tooling::HostTensor expected;
+      std::string error = readTensor(file, expected);
       if (!error.empty())
         return {"SKIP", "test data: " + error};
-      double rtol, atol;
-      defaultTolerance(expected.kind, rtol, atol);
-      std::string diff = compareTensors(outputs[i], expected, rtol, atol);
-      if (!diff.empty())
+      rt::Status diff = tooling::compareTensors(
+          outputs[i], expected, tooling::defaultTolerance(expected.type));
+      if (!diff.isOk())
         return {"FAIL", llvm::sys::path::filename(set).str() + " output " +
                             std::to_string(i) + " '" + outputs[i].name +
-                            "': " + diff};
+                            "': " + diff.message()};
     }
   }
   return {"PASS", ""};
@@ -318,7 +320,21 @@ Outcome finish(const Running &r) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  registerCodegenCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "kiln ONNX conformance runner\n");
+  {
+    // The driver JIT-compiles PTX; cubins only when asked for.
+    CompilerOptions defaults;
+    defaults.target.cubin = false;
+    std::string error;
+    FailureOr<CompilerOptions> options =
+        getCompilerOptionsFromCL(defaults, error);
+    if (failed(options)) {
+      llvm::errs() << "kiln-conformance: error: " << error << "\n";
+      return 2;
+    }
+    compilerOptions = std::move(*options);
+  }
   if (backend != "reference" && backend != "gpu") {
     llvm::errs() << "kiln-conformance: error: unknown --backend=" << backend
                  << " (expected reference or gpu)\n";

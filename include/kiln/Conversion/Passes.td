@@ -46,43 +46,4 @@ def KilnConvertToLinalgPass
   ];
 }
 
-
-def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
-  let summary = "Turn each linalg op on buffers into a GPU kernel and a launch";
-  let description = [{
-    Runs on the bufferized network function (memrefs in destination-passing
-    style, as the plan compiler produces it). Every linalg op becomes a
-    `gpu.func` kernel in the `gpu.module @kiln_kernels` and is replaced by a
-    `gpu.launch_func` of it, with the op's buffers as kernel arguments (bare
-    pointers: every buffer has a static shape and layout).
-
-    The kernel covers the op's parallel loops as one collapsed 1-D space
-    according to its `#kiln.tile_config` (taken from the op's
-    `kiln.tile_config` attribute, or `tile = [threads * items-per-thread]`,
-    `threads = [min(threads, iterations rounded up to 32)]`), which is
-    recorded on the `gpu.func`; reduction loops run inside each thread.
-    Named ops are generalized and loops interchanged so that parallel loops
-    come first.
-
-    Copies and fills that the runtime does with the driver stay as they are:
-    a `memref.copy` between contiguous buffers of one type (a device copy)
-    and a `linalg.fill` of a contiguous buffer with a value whose bytes are
-    all equal (a memset). Ops with an empty iteration space, and copies of a
-    buffer onto itself (which bufferization can leave), are erased.
-  }];
-  let options = [
-    Option<"threads", "threads", "int64_t", /*default=*/"256",
-           "Threads per block of kernels without a tile_config">,
-    Option<"itemsPerThread", "items-per-thread", "int64_t", /*default=*/"1",
-           "Iterations per thread of kernels without a tile_config">,
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::gpu::GPUDialect",
-    "::mlir::kiln::KilnDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
-  ];
-}
-
 #endif // KILN_CONVERSION_PASSES_TD

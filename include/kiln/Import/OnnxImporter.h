@@ -40,6 +40,9 @@ struct OnnxImportOptions {
   int maxRecursionDepth = 64;
   /// Name of the function the network becomes.
   std::string functionName = "main";
+  /// Where importOnnxBuffer reads external data from (a model file's is its
+  /// folder); empty: a model given as bytes may not have external data.
+  std::string externalDataDir;
 };
 
 struct OnnxImportResult {
@@ -54,6 +57,13 @@ struct OnnxImportResult {
 LogicalResult importOnnxFile(MLIRContext *context, llvm::StringRef path,
                              const OnnxImportOptions &options,
                              OnnxImportResult &result);
+
+/// Imports the model in `bytes` (binary or text format); `name` names it in
+/// messages. External data is read from options.externalDataDir.
+LogicalResult importOnnxBuffer(MLIRContext *context, llvm::StringRef bytes,
+                               llvm::StringRef name,
+                               const OnnxImportOptions &options,
+                               OnnxImportResult &result);
 
 /// The ONNX ops the importer handles: (op type, first opset of each handler).
 std::vector<std::pair<std::string, int>> supportedOnnxOps();

@@ -1,35 +1,30 @@
 //===- ReferenceExecutor.h - run kiln IR on the CPU -------------*- C++ -*-===//
 //
-// The CPU reference executor: lowers a kiln network function through linalg
-// and LLVM for the host, compiles it with MLIR's ExecutionEngine and runs it
-// on host tensors. Weights stored as resource blobs are passed to the
-// compiled code by pointer, not compiled into it. CI (no GPU) checks the
-// importers and graph passes with it; accuracy tools compare GPU layers
-// against it.
+// The CPU reference executor: lowers a kiln network function to the LLVM
+// dialect with kiln-reference-pipeline, compiles it with MLIR's
+// ExecutionEngine and runs it on host tensors. Weights stored as resource
+// blobs are passed to the compiled code by pointer, not compiled into it.
+// CI (no GPU) checks the importers and graph passes with it; accuracy tools
+// compare GPU layers against it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_REFERENCE_REFERENCEEXECUTOR_H
 #define KILN_REFERENCE_REFERENCEEXECUTOR_H
 
-#include "kiln/Reference/HostTensor.h"
+#include "kiln/tooling/HostTensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 
 #include <memory>
-#include <string>
 #include <vector>
 
 namespace mlir {
 class ExecutionEngine;
 namespace kiln {
-
-/// Name, element kind and shape of one input or output.
-struct TensorSpec {
-  std::string name;
-  ElementKind kind;
-  std::vector<int64_t> shape;
-};
+namespace rt = ::kiln::rt;
+namespace tooling = ::kiln::tooling;
 
 class ReferenceExecutor {
 public:
@@ -39,25 +34,23 @@ public:
   compile(OwningOpRef<ModuleOp> module);
   ~ReferenceExecutor();
 
-  const std::vector<TensorSpec> &inputs() const { return inputSpecs; }
-  const std::vector<TensorSpec> &outputs() const { return outputSpecs; }
+  /// Name, element type and shape of every input and output.
+  const std::vector<rt::TensorDesc> &inputs() const { return inputSpecs; }
+  const std::vector<rt::TensorDesc> &outputs() const { return outputSpecs; }
 
   /// Runs on `inputs` (in inputs() order, checked against the specs) and
-  /// fills `outputs`. Returns an empty string or what went wrong.
-  std::string run(const std::vector<HostTensor> &inputs,
-                  std::vector<HostTensor> &outputs);
+  /// fills `outputs`.
+  rt::Status run(const std::vector<tooling::HostTensor> &inputs,
+                 std::vector<tooling::HostTensor> &outputs);
 
 private:
   ReferenceExecutor() = default;
   std::unique_ptr<ExecutionEngine> engine;
   OwningOpRef<ModuleOp> module;
-  std::vector<TensorSpec> inputSpecs, outputSpecs;
+  std::vector<rt::TensorDesc> inputSpecs, outputSpecs;
   /// Weight blobs passed after the inputs.
   std::vector<const void *> weights;
 };
-
-/// Registers the dialects and translations compile() needs.
-void registerReferenceExecutorDialects(DialectRegistry &registry);
 
 } // namespace kiln
 } // namespace mlir

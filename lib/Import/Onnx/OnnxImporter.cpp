@@ -62,12 +62,14 @@ namespace mlir::kiln::onnx_import {
 /// Imports one graph into one function.
 class GraphImporter {
 public:
+  /// `path` names the model in messages; external data is read from
+  /// inside `modelDir` (none when it is empty).
   GraphImporter(MLIRContext *ctx, const OnnxImportOptions &options,
-                OnnxImportResult &result, std::string path)
+                OnnxImportResult &result, std::string path,
+                std::string modelDir)
       : ctx(ctx), options(options), result(result), path(std::move(path)),
-        fileLoc(FileLineColLoc::get(ctx, this->path, 0, 0)) {
-    modelDir = llvm::sys::path::parent_path(this->path).str();
-  }
+        modelDir(std::move(modelDir)),
+        fileLoc(FileLineColLoc::get(ctx, this->path, 0, 0)) {}
 
   LogicalResult run(onnx::ModelProto &model);
 
@@ -623,23 +625,64 @@ void mlir::kiln::registerOnnxImporterDialects(MLIRContext *context) {
   context->loadDialect<KilnDialect, func::FuncDialect>();
 }
 
-/// Parses a binary model from `path` with explicit limits, streaming the
-/// file so that only the parsed message, not also the file's bytes, is held.
-static bool parseBinary(const std::string &path, uint64_t size,
-                        int recursionLimit, onnx::ModelProto &model) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0)
-    return false;
-  bool ok;
-  {
-    google::protobuf::io::FileInputStream raw(fd);
-    google::protobuf::io::CodedInputStream coded(&raw);
-    coded.SetTotalBytesLimit(static_cast<int>(std::min<uint64_t>(size + 1, INT32_MAX)));
-    coded.SetRecursionLimit(recursionLimit);
-    ok = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+/// Parses a binary model from `stream` (of `size` bytes) with explicit
+/// limits.
+static bool parseBinary(google::protobuf::io::ZeroCopyInputStream &stream,
+                        uint64_t size, int recursionLimit,
+                        onnx::ModelProto &model) {
+  google::protobuf::io::CodedInputStream coded(&stream);
+  coded.SetTotalBytesLimit(
+      static_cast<int>(std::min<uint64_t>(size + 1, INT32_MAX)));
+  coded.SetRecursionLimit(recursionLimit);
+  return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+}
+
+/// True when `head` (the first bytes of a model) is the ONNX text format,
+/// which starts with '<' after '#' comment lines.
+static bool isTextFormat(llvm::StringRef head) {
+  llvm::StringRef trimmed = head.ltrim();
+  while (trimmed.starts_with("#"))
+    trimmed = trimmed.drop_until([](char c) { return c == '\n'; }).ltrim();
+  return trimmed.starts_with("<");
+}
+
+/// Parses the text format in `text` (NUL-terminated).
+static LogicalResult parseText(const char *text, Location loc,
+                               onnx::ModelProto &model) {
+  onnx::OnnxParser parser(text);
+  auto status = parser.Parse(model);
+  if (!status.IsOK())
+    return emitError(loc) << "cannot parse the ONNX text format: "
+                          << status.ErrorMessage();
+  return success();
+}
+
+static LogicalResult checkSize(uint64_t size, const OnnxImportOptions &options,
+                               Location loc) {
+  if (size > options.maxFileBytes || size >= uint64_t(INT32_MAX))
+    return emitError(loc) << "model file is " << size
+                          << " bytes, over the limit of "
+                          << std::min<uint64_t>(options.maxFileBytes,
+                                                INT32_MAX - 1)
+                          << " (store large weights as external data)";
+  return success();
+}
+
+/// Imports a parsed model; libonnx's exceptions become errors.
+static LogicalResult importModel(MLIRContext *context, onnx::ModelProto &model,
+                                 const OnnxImportOptions &options,
+                                 OnnxImportResult &result,
+                                 const std::string &name,
+                                 const std::string &modelDir) {
+  Location fileLoc = FileLineColLoc::get(context, name, 0, 0);
+  if (!model.has_graph())
+    return emitError(fileLoc) << "model has no graph";
+  GraphImporter importer(context, options, result, name, modelDir);
+  try {
+    return importer.run(model);
+  } catch (const std::exception &e) {
+    return emitError(fileLoc) << "internal error while importing: " << e.what();
   }
-  ::close(fd);
-  return ok;
 }
 
 LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
@@ -651,13 +694,9 @@ LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
   uint64_t size = 0;
   if (llvm::sys::fs::file_size(path, size))
     return emitError(fileLoc) << "cannot open the model file";
-  if (size > options.maxFileBytes || size >= uint64_t(INT32_MAX))
-    return emitError(fileLoc) << "model file is " << size
-                              << " bytes, over the limit of "
-                              << std::min<uint64_t>(options.maxFileBytes, INT32_MAX - 1)
-                              << " (store large weights as external data)";
-  // The text format starts with '<' (after '#' comment lines); peek at the
-  // start of the file to tell.
+  if (failed(checkSize(size, options, fileLoc)))
+    return failure();
+  // Peek at the start of the file to tell the text format.
   std::string head;
   {
     std::ifstream in(path.str(), std::ios::binary);
@@ -667,40 +706,69 @@ LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
     in.read(head.data(), head.size());
     head.resize(static_cast<size_t>(in.gcount()));
   }
-  llvm::StringRef trimmed = llvm::StringRef(head).ltrim();
-  while (trimmed.starts_with("#"))
-    trimmed = trimmed.drop_until([](char c) { return c == '\n'; }).ltrim();
-  bool isText = trimmed.starts_with("<");
 
   onnx::ModelProto model;
   try {
-    if (isText) {
+    if (isTextFormat(head)) {
       auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                                 /*RequiresNullTerminator=*/true);
       if (!buffer)
         return emitError(fileLoc) << "cannot read the model file: "
                                   << buffer.getError().message();
-      onnx::OnnxParser parser((*buffer)->getBufferStart());
-      auto status = parser.Parse(model);
-      if (!status.IsOK())
-        return emitError(fileLoc) << "cannot parse the ONNX text format: "
-                                  << status.ErrorMessage();
-    } else if (!parseBinary(path.str(), size, options.maxRecursionDepth, model)) {
-      return emitError(fileLoc)
-             << "not a valid ONNX model: the protobuf does not parse "
-                "(truncated, corrupted, or nested deeper than "
-             << options.maxRecursionDepth << " levels)";
+      if (failed(parseText((*buffer)->getBufferStart(), fileLoc, model)))
+        return failure();
+    } else {
+      // Streamed, so that only the parsed message, not also the file's
+      // bytes, is held.
+      int fd = ::open(path.str().c_str(), O_RDONLY);
+      bool ok = false;
+      if (fd >= 0) {
+        google::protobuf::io::FileInputStream raw(fd);
+        ok = parseBinary(raw, size, options.maxRecursionDepth, model);
+        ::close(fd);
+      }
+      if (!ok)
+        return emitError(fileLoc)
+               << "not a valid ONNX model: the protobuf does not parse "
+                  "(truncated, corrupted, or nested deeper than "
+               << options.maxRecursionDepth << " levels)";
     }
   } catch (const std::exception &e) {
     return emitError(fileLoc) << "cannot parse the model: " << e.what();
   }
-  if (!model.has_graph())
-    return emitError(fileLoc) << "model has no graph";
+  // External data lies next to the model.
+  std::string modelDir = llvm::sys::path::parent_path(path).str();
+  return importModel(context, model, options, result, path.str(),
+                     modelDir.empty() ? "." : modelDir);
+}
 
-  GraphImporter importer(context, options, result, path.str());
+LogicalResult mlir::kiln::importOnnxBuffer(MLIRContext *context,
+                                           llvm::StringRef bytes,
+                                           llvm::StringRef name,
+                                           const OnnxImportOptions &options,
+                                           OnnxImportResult &result) {
+  registerOnnxImporterDialects(context);
+  Location fileLoc = FileLineColLoc::get(context, name, 0, 0);
+  if (failed(checkSize(bytes.size(), options, fileLoc)))
+    return failure();
+  onnx::ModelProto model;
   try {
-    return importer.run(model);
+    if (isTextFormat(bytes.take_front(4096))) {
+      std::string text = bytes.str(); // NUL-terminated
+      if (failed(parseText(text.c_str(), fileLoc, model)))
+        return failure();
+    } else {
+      google::protobuf::io::ArrayInputStream raw(
+          bytes.data(), static_cast<int>(bytes.size()));
+      if (!parseBinary(raw, bytes.size(), options.maxRecursionDepth, model))
+        return emitError(fileLoc)
+               << "not a valid ONNX model: the protobuf does not parse "
+                  "(truncated, corrupted, or nested deeper than "
+               << options.maxRecursionDepth << " levels)";
+    }
   } catch (const std::exception &e) {
-    return emitError(fileLoc) << "internal error while importing: " << e.what();
+    return emitError(fileLoc) << "cannot parse the model: " << e.what();
   }
+  return importModel(context, model, options, result, name.str(),
+                     options.externalDataDir);
 }

@@ -93,6 +93,12 @@ readExternal(const onnx::TensorProto &tensor, llvm::StringRef modelDir,
     error = "external data has no 'location'";
     return nullptr;
   }
+  if (modelDir.empty()) {
+    error = "external data file '" + location +
+            "' cannot be read: the model was given as bytes, without a "
+            "folder for its external data";
+    return nullptr;
+  }
   if (llvm::sys::path::is_absolute(location)) {
     error = "external data location '" + location +
             "' is an absolute path; only files inside the model's folder are read";
@@ -109,7 +115,7 @@ readExternal(const onnx::TensorProto &tensor, llvm::StringRef modelDir,
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
   llvm::SmallString<256> realDir, realPath;
-  if (llvm::sys::fs::real_path(modelDir.empty() ? "." : modelDir, realDir) ||
+  if (llvm::sys::fs::real_path(modelDir, realDir) ||
       llvm::sys::fs::real_path(path, realPath)) {
     error = "external data file '" + location + "' cannot be opened";
     return nullptr;

@@ -6,7 +6,7 @@
 // RUN: kiln-plan-info %t.kplan --steps | FileCheck %s
 // RUN: kiln-compile %s --emit=gpu --no-optimize | FileCheck %s --check-prefix=GPU
 
-// CHECK:      format 1.0
+// CHECK:      format 1.1
 // CHECK:      archs: 90
 // CHECK:      ptx isa: 8.0
 // CHECK:      tensors: 4
@@ -15,7 +15,7 @@
 // CHECK-NEXT:   tensor 2: output z f32 [2,1024] (8192 bytes)
 // CHECK-NEXT:   tensor 3: output w f32 [1024] (4096 bytes)
 // CHECK:      kernels: 3
-// CHECK-NEXT:   kernel 0: k0_{{.*}} #kiln.tile_config<tile = [256], threads = [256], stages = 1>
+// CHECK-NEXT:   kernel 0: k0_{{.*}} #kiln_gpu.tile_config<tile = [256], threads = [256], stages = 1>
 // CHECK:      images: 1
 // CHECK-NEXT:   image 0: PTX compute_90
 // CHECK:      weights: 4096 bytes

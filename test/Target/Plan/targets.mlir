@@ -23,7 +23,7 @@
 
 // BAD:      kiln-compile: error: --target: bad target 'sm_9x': expected sm_<major><minor> such as sm_80 or sm_90
 // EMPTY:    kiln-compile: error: --target: no target architecture given
-// EMIT:     kiln-compile: error: unknown --emit=cuda (expected kiln, linalg, gpu, ptx or plan)
+// EMIT:     kiln-compile: error: unknown --emit=cuda (expected import, kiln, linalg, buffers, kernels, memory, target, reference, ptx or plan)
 func.func @f(%x: tensor<128xf32> {kiln.name = "x"}) -> (tensor<128xf32> {kiln.name = "y"}) {
   %y = kiln.unary exp %x : tensor<128xf32> -> tensor<128xf32>
   return %y : tensor<128xf32>

@@ -69,25 +69,3 @@ LogicalResult KilnDialect::verifyRegionResultAttribute(
     NamedAttribute attribute) {
   return verifyValueAttribute(op, "result", resultIndex, attribute);
 }
-
-LogicalResult
-TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                       ArrayRef<int64_t> tile, ArrayRef<int64_t> threads,
-                       int64_t stages) {
-  // v1 kernels walk a collapsed 1-D iteration space (see the description).
-  if (tile.size() != 1 || threads.size() != 1)
-    return emitError() << "tile_config: tile and threads must have one entry "
-                          "each (kernels cover a collapsed 1-D iteration "
-                          "space), got "
-                       << tile.size() << " and " << threads.size();
-  if (threads[0] < 1 || threads[0] > 1024)
-    return emitError() << "tile_config: threads must be in [1, 1024], got "
-                       << threads[0];
-  if (tile[0] < threads[0] || tile[0] % threads[0] != 0)
-    return emitError() << "tile_config: tile (" << tile[0]
-                       << ") must be a positive multiple of threads ("
-                       << threads[0] << ")";
-  if (stages < 1)
-    return emitError() << "tile_config: stages must be >= 1, got " << stages;
-  return success();
-}

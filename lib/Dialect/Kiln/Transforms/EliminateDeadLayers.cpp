@@ -3,15 +3,12 @@
 // Walks back from the values a network function returns (its marked outputs)
 // and erases every op none of them depends on, as the TensorRT builder's
 // dead-layer elimination does. Ops with side effects are roots and stay.
-// Optionally drops inputs no live op reads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::kiln {
@@ -47,20 +44,14 @@ struct EliminateDeadLayersPass
     for (Operation &op : body)
       if (op.hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(&op))
         worklist.push_back(&op);
-    llvm::BitVector usedArgs(body.getNumArguments());
     while (!worklist.empty()) {
       Operation *op = worklist.pop_back_val();
       if (!live.insert(op).second)
         continue;
       op->walk([&](Operation *nested) {
         for (Value operand : nested->getOperands()) {
-          if (auto arg = dyn_cast<BlockArgument>(operand)) {
-            if (arg.getOwner() == &body)
-              usedArgs.set(arg.getArgNumber());
-            continue;
-          }
           Operation *def = operand.getDefiningOp();
-          if (def->getBlock() == &body)
+          if (def && def->getBlock() == &body)
             worklist.push_back(def);
         }
       });
@@ -73,20 +64,6 @@ struct EliminateDeadLayersPass
       op.dropAllUses();
       op.erase();
       ++numLayersRemoved;
-    }
-
-    if (removeUnusedInputs && !usedArgs.all()) {
-      // Changing the signature is safe only when nothing calls the function.
-      Operation *symbolTable = SymbolTable::getNearestSymbolTable(func);
-      if (symbolTable && !SymbolTable::symbolKnownUseEmpty(func, symbolTable)) {
-        func.emitRemark("kept unused inputs: the function has callers");
-        return;
-      }
-      llvm::BitVector unused = usedArgs;
-      unused.flip();
-      numInputsRemoved += unused.count();
-      if (failed(func.eraseArguments(unused)))
-        return signalPassFailure();
     }
   }
 };

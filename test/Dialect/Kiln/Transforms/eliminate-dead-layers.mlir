@@ -1,15 +1,9 @@
 // RUN: kiln-opt %s --split-input-file --kiln-eliminate-dead-layers | FileCheck %s
-// RUN: kiln-opt %s --split-input-file --kiln-eliminate-dead-layers=kiln-remove-unused-inputs 2>&1 | FileCheck %s --check-prefix=INPUTS
-
-// The remark about @called (last case) comes first, on stderr.
-// INPUTS: remark: kept unused inputs: the function has callers
 
 // CHECK-LABEL: func.func @dead_branch
 // CHECK-SAME: (%[[X:.+]]: tensor<1x8xf32>, %[[U:.+]]: tensor<2xf32>)
 // CHECK-NEXT: %[[A:.+]] = kiln.activation  relu %[[X]]
 // CHECK-NEXT: return %[[A]]
-// INPUTS-LABEL: func.func @dead_branch
-// INPUTS-SAME: (%{{.+}}: tensor<1x8xf32>) -> tensor<1x8xf32>
 func.func @dead_branch(%x: tensor<1x8xf32>, %unused: tensor<2xf32>) -> tensor<1x8xf32> {
   %a = kiln.activation relu %x : tensor<1x8xf32> -> tensor<1x8xf32>
   // A whole dead subgraph, weights included: three layers and one constant.
@@ -48,17 +42,4 @@ func.func @effects_are_roots(%x: tensor<4xf32>) {
   %r = kiln.activation relu %x : tensor<4xf32> -> tensor<4xf32>
   call @sink(%r) : (tensor<4xf32>) -> ()
   return
-}
-
-// -----
-
-// Inputs of a function that has callers are kept, with a remark.
-// INPUTS-LABEL: func.func @called
-// INPUTS-SAME: (%{{.+}}: tensor<4xf32>, %{{.+}}: tensor<4xf32>)
-func.func @called(%x: tensor<4xf32>, %unused: tensor<4xf32>) -> tensor<4xf32> {
-  return %x : tensor<4xf32>
-}
-func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = call @called(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
 }

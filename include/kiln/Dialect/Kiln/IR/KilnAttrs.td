@@ -155,38 +155,4 @@ def Kiln_NearestRounding : Kiln_I32Enum<"NearestRounding",
 def Kiln_NearestRoundingAttr
     : Kiln_EnumAttr<Kiln_NearestRounding, "nearest_rounding">;
 
-
-//===----------------------------------------------------------------------===//
-// Code generation attributes
-//===----------------------------------------------------------------------===//
-
-def Kiln_TileConfigAttr : AttrDef<Kiln_Dialect, "TileConfig"> {
-  let mnemonic = "tile_config";
-  let summary = "How a generated GPU kernel covers its iteration space";
-  let description = [{
-    The tile configuration of one generated kernel, an explicit parameter so
-    that a tuner can search over it. `kiln-gpu-form-kernels` reads it from a
-    linalg op's `kiln.tile_config` attribute (or picks one) and records it on
-    the `gpu.func` it generates.
-
-    v1 kernels walk the op's parallel loops as one collapsed, row-major 1-D
-    space: each block covers `tile` consecutive iterations with `threads`
-    threads (so each thread computes `tile / threads` of them, `threads` apart,
-    for coalesced access); reduction loops run inside each thread. `stages`
-    is the software-pipelining depth (1: none).
-
-    ```mlir
-    #kiln.tile_config<tile = [1024], threads = [256], stages = 1>
-    ```
-  }];
-  let parameters = (ins ArrayRefParameter<"int64_t">:$tile,
-                        ArrayRefParameter<"int64_t">:$threads,
-                        "int64_t":$stages);
-  let assemblyFormat = [{
-    `<` `tile` `=` `[` $tile `]` `,` `threads` `=` `[` $threads `]` `,`
-    `stages` `=` $stages `>`
-  }];
-  let genVerifyDecl = 1;
-}
-
 #endif // KILN_DIALECT_KILN_IR_KILNATTRS_TD

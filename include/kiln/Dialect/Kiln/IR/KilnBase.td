@@ -42,11 +42,6 @@ def Kiln_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNameAttrName() {
       return ::llvm::StringLiteral("kiln.name");
     }
-    /// Name of the discardable attribute that holds a kernel's
-    /// `#kiln.tile_config` (on linalg ops and generated `gpu.func`s).
-    static constexpr ::llvm::StringLiteral getTileConfigAttrName() {
-      return ::llvm::StringLiteral("kiln.tile_config");
-    }
   }];
 }
 

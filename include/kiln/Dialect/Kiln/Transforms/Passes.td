@@ -18,9 +18,8 @@ def KilnEliminateDeadLayersPass
     TensorRT builder calls *marked*). This pass walks back from them and
     erases every layer and weight whose result cannot reach one of them, as
     the builder's dead-layer elimination does. Ops with side effects are kept
-    and count as roots. With `kiln-remove-unused-inputs`, inputs that no live
-    layer reads are dropped from the signature too (only for functions nothing
-    calls).
+    and count as roots. Inputs stay; `kiln-remove-unused-inputs` drops those
+    nothing reads.
 
     Before:
     ```mlir
@@ -30,7 +29,38 @@ def KilnEliminateDeadLayersPass
       return %a : tensor<1x8xf32>
     }
     ```
-    After (`--kiln-eliminate-dead-layers=kiln-remove-unused-inputs`):
+    After:
+    ```mlir
+    func.func @net(%x: tensor<1x8xf32>, %unused: tensor<2xf32>) -> tensor<1x8xf32> {
+      %a = kiln.activation relu %x : tensor<1x8xf32> -> tensor<1x8xf32>
+      return %a : tensor<1x8xf32>
+    }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numLayersRemoved", "layers-removed", "Number of dead layers removed">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnRemoveUnusedInputsPass
+    : Pass<"kiln-remove-unused-inputs", "ModuleOp"> {
+  let summary = "Drop network inputs that nothing reads";
+  let description = [{
+    Removes from the signature of every network function the inputs that no
+    op reads (run `kiln-eliminate-dead-layers` first, so that dead layers do
+    not keep them). A module pass, because whether a signature may change
+    depends on the other functions: a function that is called keeps its
+    inputs, with a remark.
+
+    Before:
+    ```mlir
+    func.func @net(%x: tensor<1x8xf32>, %unused: tensor<2xf32>) -> tensor<1x8xf32> {
+      %a = kiln.activation relu %x : tensor<1x8xf32> -> tensor<1x8xf32>
+      return %a : tensor<1x8xf32>
+    }
+    ```
+    After:
     ```mlir
     func.func @net(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
       %a = kiln.activation relu %x : tensor<1x8xf32> -> tensor<1x8xf32>
@@ -38,16 +68,9 @@ def KilnEliminateDeadLayersPass
     }
     ```
   }];
-  let options = [
-    Option<"removeUnusedInputs", "kiln-remove-unused-inputs", "bool",
-           /*default=*/"false",
-           "Also drop network inputs that no live layer reads">
-  ];
   let statistics = [
-    Statistic<"numLayersRemoved", "layers-removed", "Number of dead layers removed">,
     Statistic<"numInputsRemoved", "inputs-removed", "Number of unused inputs removed">
   ];
-  let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

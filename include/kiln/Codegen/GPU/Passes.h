@@ -1,0 +1,29 @@
+//===- Passes.h - kiln GPU code generation passes ---------------*- C++ -*-===//
+//
+// Declares the GPU code generation passes (Passes.td) and their
+// registration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_GPU_PASSES_H
+#define KILN_CODEGEN_GPU_PASSES_H
+
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::kiln {
+
+#define GEN_PASS_DECL
+#include "kiln/Codegen/GPU/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Codegen/GPU/Passes.h.inc"
+
+} // namespace mlir::kiln
+
+#endif // KILN_CODEGEN_GPU_PASSES_H

@@ -1,0 +1,69 @@
+//===- Passes.td - kiln GPU code generation passes ---------*- tablegen -*-===//
+//
+// Passes that turn the bufferized network function into GPU kernels: kernel
+// formation today; tile-config selection, tiling, shared-memory promotion
+// and tensor cores come next and live here too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_GPU_PASSES_TD
+#define KILN_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
+  let summary = "Turn each linalg op on buffers into a GPU kernel and a launch";
+  let description = [{
+    Runs on the bufferized network function (memrefs in destination-passing
+    style, as `kiln-buffers-pipeline` leaves it). Every linalg op becomes a
+    `gpu.func` kernel in the `gpu.module @kiln_kernels` and is replaced by a
+    `gpu.launch_func` of it, with the op's buffers as kernel arguments (bare
+    pointers: every buffer has a static shape and layout).
+
+    The kernel covers the op's parallel loops as one collapsed 1-D space
+    according to its `#kiln_gpu.tile_config` (taken from the op's
+    `kiln_gpu.tile_config` attribute, or `tile = [threads * items-per-thread]`,
+    `threads = [min(threads, iterations rounded up to 32)]`), which is
+    recorded on the `gpu.func` and on its `gpu.launch_func` (where the plan
+    translation reads it); reduction loops run inside each thread. Named ops
+    are generalized and loops interchanged so that parallel loops come first.
+
+    Copies and fills that the runtime does with the driver stay as they are:
+    a `memref.copy` between contiguous buffers of one type (a device copy)
+    and a `linalg.fill` of a contiguous buffer with a value whose bytes are
+    all equal (a memset). Ops with an empty iteration space, and copies of a
+    buffer onto itself (the same bytes, which bufferization can leave), are
+    erased.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : memref<300xf32>) outs(%b : memref<300xf32>) { ... }
+    ```
+    After:
+    ```mlir
+    gpu.launch_func @kiln_kernels::@k0_generic blocks in (%c2, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%a : memref<300xf32>, %b : memref<300xf32>)
+        {kiln_gpu.tile_config = #kiln_gpu.tile_config<tile = [256], threads = [256], stages = 1>}
+    gpu.module @kiln_kernels {
+      gpu.func @k0_generic(...) kernel attributes {kiln_gpu.tile_config = ..., known_block_size = array<i32: 256, 1, 1>} { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per block of kernels without a tile_config">,
+    Option<"itemsPerThread", "items-per-thread", "int64_t", /*default=*/"1",
+           "Iterations per thread of kernels without a tile_config">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::kiln::KilnGPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+#endif // KILN_CODEGEN_GPU_PASSES_TD

@@ -1,0 +1,43 @@
+//===- Buffers.h - tracing host buffers to their roots ----------*- C++ -*-===//
+//
+// On the bufferized host function every buffer is a view (expand_shape,
+// subview, cast, ...) of a root: a function argument (an I/O tensor), a
+// memref.get_global (a weight) or a memref.alloc (an intermediate). Memory
+// planning and the plan translation both need the root and the static byte
+// offset of a view; this is the one place that computes them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_HOST_BUFFERS_H
+#define KILN_CODEGEN_HOST_BUFFERS_H
+
+#include "mlir/IR/Value.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir {
+class Type;
+namespace memref {
+class CopyOp;
+} // namespace memref
+namespace kiln {
+
+/// The buffer `v` is a view of (views stripped; `v` itself if none).
+Value getRootBuffer(Value v);
+
+/// The static byte offset of the first element of memref `v` from its
+/// root's start, or nullopt when the layout's offset is dynamic.
+std::optional<int64_t> getStaticByteOffset(Value v);
+
+/// Bytes of one element in memory (i1 takes a byte).
+uint64_t getElementBytes(Type elementType);
+
+/// True when `copy` copies a buffer onto the same bytes (same root, same
+/// static offset and type): nothing to do.
+bool isSelfCopy(memref::CopyOp copy);
+
+} // namespace kiln
+} // namespace mlir
+
+#endif // KILN_CODEGEN_HOST_BUFFERS_H

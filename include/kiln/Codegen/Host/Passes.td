@@ -1,0 +1,153 @@
+//===- Passes.td - kiln host code generation passes --------*- tablegen -*-===//
+//
+// Passes on the host side of a compiled network: the function's calling
+// convention (destination passing, outlined weights), the copies the CPU
+// reference lowers itself, and the memory plan of the activation arena.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CODEGEN_HOST_PASSES_TD
+#define KILN_CODEGEN_HOST_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnDestinationPassingPass
+    : Pass<"kiln-destination-passing", "ModuleOp"> {
+  let summary = "Make the network function write its results into buffers";
+  let description = [{
+    Rewrites every function of the module (tensors in, tensors out; none may
+    be called) to take identity-layout memrefs: its inputs, then one output
+    buffer per result, and to return nothing. Both executors run networks in
+    this form: the CPU reference and GPU plans. The body reads the inputs
+    through `bufferization.to_tensor restrict` and writes each result with
+    `bufferization.materialize_in_destination`, so one-shot bufferization
+    computes results in place in the output buffers.
+
+    With `keep-names` (the default), the output buffers take the results'
+    `kiln.name` attributes and the function gets `kiln.num_inputs`, the
+    number of buffers before the outputs; otherwise all argument and result
+    attributes are dropped.
+
+    Before:
+    ```mlir
+    func.func @net(%x: tensor<4xf32> {kiln.name = "x"}) -> (tensor<4xf32> {kiln.name = "y"}) {
+      %y = linalg.generic ... ins(%x : tensor<4xf32>) ... -> tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @net(%x: memref<4xf32> {kiln.name = "x"}, %out: memref<4xf32> {kiln.name = "y"})
+        attributes {kiln.num_inputs = 1 : i64} {
+      %t = bufferization.to_tensor %x restrict : memref<4xf32> to tensor<4xf32>
+      %y = linalg.generic ... ins(%t : tensor<4xf32>) ... -> tensor<4xf32>
+      bufferization.materialize_in_destination %y in restrict writable %out : (tensor<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    ```
+    A function whose inputs or results are not statically shaped tensors,
+    or one that is called, is an error.
+  }];
+  let options = [
+    Option<"keepNames", "keep-names", "bool", /*default=*/"true",
+           "Keep the kiln.name attributes and record kiln.num_inputs">
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def KilnOutlineWeightsPass : Pass<"kiln-outline-weights", "ModuleOp"> {
+  let summary = "Pass resource-blob weights to the function as arguments";
+  let description = [{
+    Every constant whose value is a `dense_resource` blob (the weights of an
+    imported model) becomes a new argument of its function, after the
+    existing ones, and the function records the blobs in argument order in
+    its `kiln.outlined_weights` attribute. An executor then passes each
+    blob's bytes by pointer instead of compiling them into the code (the CPU
+    reference does). Constants with an inline value stay. Functions that are
+    called are left alone.
+
+    Before:
+    ```mlir
+    func.func @net(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %w = kiln.constant dense_resource<w0> : tensor<4xf32>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @net(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32>
+        attributes {kiln.outlined_weights = [dense_resource<w0> : tensor<4xf32>]} {
+      ...
+    }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numOutlined", "weights-outlined", "Number of weights outlined">
+  ];
+}
+
+def KilnMemRefCopyToLinalgPass
+    : Pass<"kiln-memref-copy-to-linalg", "func::FuncOp"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    Replaces every `memref.copy` with a `linalg.copy` of the same buffers,
+    so that `convert-linalg-to-loops` lowers copies to loops instead of
+    `finalize-memref-to-llvm` turning strided ones into calls to MLIR's C
+    runner library, which the CPU reference does not link.
+
+    Before: `memref.copy %a, %b : memref<4xf32> to memref<4xf32>`
+    After: `linalg.copy ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)`
+
+    A copy of unranked memrefs (which linalg.copy cannot express) is an
+    error.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def KilnPlanMemoryPass : Pass<"kiln-plan-memory", "func::FuncOp"> {
+  let summary = "Place the host function's buffers in one activation arena";
+  let description = [{
+    Runs on the host function after kernel formation, whose statically shaped
+    `memref.alloc`s are the network's intermediate buffers. Every operation
+    that the plan will turn into a step (a kernel launch, a device copy, a
+    memset) uses the buffers its operands are views of; a buffer is live from
+    the first step that uses it to the last one. Buffers are placed best fit
+    by decreasing size, each at the lowest `alignment`-aligned offset that
+    overlaps no placed buffer whose steps overlap its own, so buffers whose
+    lifetimes are disjoint share bytes.
+
+    The result is IR: each allocation gets `kiln_gpu.arena_offset` (bytes)
+    and the function `kiln_gpu.arena_bytes` (the arena's size, a multiple of
+    `alignment`), which the plan translation only reads. A copy of a buffer
+    onto the same bytes is no step and uses nothing. An allocation that no
+    step uses gets offset 0.
+
+    Before:
+    ```mlir
+    %a = memref.alloc() : memref<2x1024xf32>
+    gpu.launch_func @kiln_kernels::@k0 ... args(%x : ..., %a : ...)
+    gpu.launch_func @kiln_kernels::@k1 ... args(%a : ..., %y : ...)
+    %b = memref.alloc() : memref<2x1024xf32>
+    gpu.launch_func @kiln_kernels::@k2 ... args(%y : ..., %b : ...)
+    ```
+    After: `%a` and `%b` both at `kiln_gpu.arena_offset = 0 : i64` (their
+    lifetimes do not overlap), `kiln_gpu.arena_bytes = 8192 : i64`.
+
+    A dynamically shaped or non-identity allocation is an error.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"256",
+           "Alignment of every buffer and of the arena size, in bytes">
+  ];
+  let statistics = [
+    Statistic<"numBuffers", "buffers", "Number of buffers placed in the arena">,
+    Statistic<"bufferBytes", "buffer-bytes", "Bytes of all placed buffers">,
+    Statistic<"arenaBytes", "arena-bytes", "Bytes of the arena">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnGPUDialect"];
+}
+
+#endif // KILN_CODEGEN_HOST_PASSES_TD

@@ -1,0 +1,82 @@
+//===- KilnGPU.td - kiln code generation dialect ------------*- tablegen -*-===//
+//
+// The kiln_gpu dialect holds what code generation decides and the graph
+// dialect does not know about: how a kernel covers its iteration space (the
+// tile configuration), and where host buffers live in the activation arena.
+// It has attributes only; ops (library calls for cuBLASLt and plugins) come
+// with the kernel work.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECT_KILNGPU_IR_KILNGPU_TD
+#define KILN_DIALECT_KILNGPU_IR_KILNGPU_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def KilnGPU_Dialect : Dialect {
+  let name = "kiln_gpu";
+  let cppNamespace = "::mlir::kiln";
+  let summary = "Code generation decisions of kiln's GPU back end";
+  let description = [{
+    Attributes that the GPU back end's passes attach and later passes or the
+    plan translation read:
+
+    - `kiln_gpu.tile_config = #kiln_gpu.tile_config<...>` on a linalg op (a
+      request) or a generated `gpu.func` and its `gpu.launch_func` (the
+      configuration used);
+    - `kiln_gpu.arena_offset = N : i64` on a host `memref.alloc`: the byte
+      offset of the buffer in the execution context's activation arena, and
+      `kiln_gpu.arena_bytes = N : i64` on the host function: the arena's size
+      (both set by `kiln-plan-memory`).
+
+    The dialect verifies these discardable attributes wherever they appear.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// `kiln_gpu.tile_config`: a kernel's #kiln_gpu.tile_config.
+    static constexpr ::llvm::StringLiteral getTileConfigAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.tile_config");
+    }
+    /// `kiln_gpu.arena_offset`: a host allocation's offset in the arena.
+    static constexpr ::llvm::StringLiteral getArenaOffsetAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.arena_offset");
+    }
+    /// `kiln_gpu.arena_bytes`: the arena size of a host function.
+    static constexpr ::llvm::StringLiteral getArenaBytesAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.arena_bytes");
+    }
+  }];
+}
+
+def KilnGPU_TileConfigAttr : AttrDef<KilnGPU_Dialect, "TileConfig"> {
+  let mnemonic = "tile_config";
+  let summary = "How a generated GPU kernel covers its iteration space";
+  let description = [{
+    The tile configuration of one generated kernel, an explicit parameter so
+    that a tuner can search over it. `kiln-gpu-form-kernels` reads it from a
+    linalg op's `kiln_gpu.tile_config` attribute (or picks one) and records
+    it on the `gpu.func` it generates and on the `gpu.launch_func` of it.
+
+    v1 kernels walk the op's parallel loops as one collapsed, row-major 1-D
+    space: each block covers `tile` consecutive iterations with `threads`
+    threads (so each thread computes `tile / threads` of them, `threads` apart,
+    for coalesced access); reduction loops run inside each thread. `stages`
+    is the software-pipelining depth (1: none).
+
+    ```mlir
+    #kiln_gpu.tile_config<tile = [1024], threads = [256], stages = 1>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$tile,
+                        ArrayRefParameter<"int64_t">:$threads,
+                        "int64_t":$stages);
+  let assemblyFormat = [{
+    `<` `tile` `=` `[` $tile `]` `,` `threads` `=` `[` $threads `]` `,`
+    `stages` `=` $stages `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif // KILN_DIALECT_KILNGPU_IR_KILNGPU_TD

@@ -1,0 +1,42 @@
+//===- Options.h - what the compiler's phases can be told -------*- C++ -*-===//
+//
+// Plain structs of the options each named pipeline takes. The compiler's
+// options (Compiler/CompilerOptions.h) hold one of each; the registered
+// pipelines (`kiln-opt --kiln-kernels-pipeline="threads=128"`) fill them
+// from their pipeline options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PIPELINES_OPTIONS_H
+#define KILN_PIPELINES_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::kiln {
+
+/// kiln-kernels-pipeline: how kernels are formed.
+struct KernelOptions {
+  /// Threads per block of kernels without a tile_config.
+  int64_t threads = 256;
+  /// Iterations per thread of kernels without a tile_config.
+  int64_t itemsPerThread = 1;
+};
+
+/// kiln-target-pipeline: what the kernels are serialized for.
+struct TargetOptions {
+  /// Target architectures, compute capability times ten (80, 90). The first
+  /// is the one --emit=ptx prints; the newest also ships as PTX.
+  std::vector<unsigned> archs = {90};
+  /// The CUDA toolkit: libdevice (for math functions) and ptxas.
+  std::string cudaPath = "/usr/local/cuda";
+  /// ptxas to make cubins with; empty: <cudaPath>/bin/ptxas, then PATH.
+  std::string ptxas;
+  /// Make cubins when ptxas is found (PTX only otherwise).
+  bool cubin = true;
+};
+
+} // namespace mlir::kiln
+
+#endif // KILN_PIPELINES_OPTIONS_H

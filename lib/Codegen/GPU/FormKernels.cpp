@@ -1,0 +1,401 @@
+//===- FormKernels.cpp - one GPU kernel per linalg op -----------*- C++ -*-===//
+//
+// kiln-gpu-form-kernels: every linalg op of the bufferized network function
+// becomes a gpu.func in `gpu.module @kiln_kernels` plus a gpu.launch_func of
+// it. The kernel walks the op's parallel loops as one collapsed, row-major
+// 1-D space (tile_config: `tile` iterations per block, `threads` threads per
+// block, each thread striding by `threads`), with the reduction loops inside
+// each thread. Device copies and byte-pattern fills stay for the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Codegen/GPU/Passes.h"
+
+#include "kiln/Codegen/GPU/DeviceOps.h"
+#include "kiln/Codegen/Host/Buffers.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNGPUFORMKERNELSPASS
+#include "kiln/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+static constexpr llvm::StringLiteral kKernelModule = "kiln_kernels";
+
+/// A name for the kernel of `op`: the innermost named location (the layer's
+/// name), made a valid PTX identifier.
+static std::string kernelName(Operation *op, unsigned index) {
+  std::string name = "k" + std::to_string(index);
+  std::string layer;
+  op->getLoc()->walk([&](Location loc) {
+    auto named = dyn_cast<NameLoc>(loc);
+    if (named && !named.getName().getValue().empty()) {
+      layer = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (layer.empty())
+    layer = op->getName().stripDialect().str();
+  name += "_";
+  for (char c : layer.substr(0, 40))
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+/// Replaces math.ipowi (which NVVM has no lowering for) with exponentiation
+/// by squaring over the exponent's bits; a negative exponent gives 0 unless
+/// the base is 1 or -1, as math.ipowi defines.
+static void expandIPowI(math::IPowIOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value base = op.getLhs(), exp = op.getRhs();
+  Type type = base.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
+  Value zero = c(0), one = c(1), minusOne = c(-1);
+  auto loop = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+      arith::ConstantIndexOp::create(b, loc, width),
+      arith::ConstantIndexOp::create(b, loc, 1), ValueRange{one, base, exp},
+      [&](OpBuilder &nb, Location l, Value, ValueRange it) {
+        Value r = it[0], sq = it[1], e = it[2];
+        Value bit = arith::AndIOp::create(nb, l, e, one);
+        Value odd = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, bit,
+                                          zero);
+        Value times = arith::MulIOp::create(nb, l, r, sq);
+        r = arith::SelectOp::create(nb, l, odd, times, r);
+        sq = arith::MulIOp::create(nb, l, sq, sq);
+        e = arith::ShRUIOp::create(nb, l, e, one);
+        scf::YieldOp::create(nb, l, ValueRange{r, sq, e});
+      });
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exp, zero);
+  Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one);
+  Value isMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, minusOne);
+  Value expOdd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, arith::AndIOp::create(b, loc, exp, one),
+      zero);
+  Value signed1 = arith::SelectOp::create(b, loc, expOdd, minusOne, one);
+  Value forNegative = arith::SelectOp::create(
+      b, loc, isOne, one,
+      arith::SelectOp::create(b, loc, isMinusOne, signed1, zero));
+  Value result = arith::SelectOp::create(b, loc, negative, forNegative,
+                                         loop.getResult(0));
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+namespace {
+struct FormKernels
+    : public kiln::impl::KilnGpuFormKernelsPassBase<FormKernels> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult formKernel(linalg::GenericOp op, gpu::GPUModuleOp kernels,
+                           unsigned index);
+  TileConfigAttr configFor(Operation *op, int64_t iterations);
+};
+} // namespace
+
+TileConfigAttr FormKernels::configFor(Operation *op, int64_t iterations) {
+  if (auto given = op->getAttrOfType<TileConfigAttr>(
+          KilnGPUDialect::getTileConfigAttrName()))
+    return given;
+  int64_t t = std::min<int64_t>(threads, llvm::alignTo(iterations, 32));
+  return TileConfigAttr::get(op->getContext(), {t * itemsPerThread}, {t}, 1);
+}
+
+/// Splits `linear` into indices of the row-major space `sizes`.
+static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                                      ArrayRef<int64_t> sizes) {
+  SmallVector<Value> ivs(sizes.size());
+  Value rest = linear;
+  for (int i = static_cast<int>(sizes.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      ivs[i] = rest;
+      break;
+    }
+    Value size = arith::ConstantIndexOp::create(b, loc, sizes[i]);
+    ivs[i] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return ivs;
+}
+
+LogicalResult FormKernels::formKernel(linalg::GenericOp op,
+                                      gpu::GPUModuleOp kernels,
+                                      unsigned index) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t iterations = 1;
+  for (auto [range, type] : llvm::zip(ranges, op.getIteratorTypesArray())) {
+    if (ShapedType::isDynamic(range))
+      return op.emitError("kiln-gpu-form-kernels: dynamic loop range");
+    if (type == utils::IteratorType::parallel)
+      iterations *= range;
+  }
+  TileConfigAttr config = configFor(op, iterations);
+  int64_t tile = config.getTile()[0], blockThreads = config.getThreads()[0];
+  int64_t blocks = llvm::divideCeil(iterations, tile);
+  if (blocks > std::numeric_limits<int32_t>::max())
+    return op.emitError("kiln-gpu-form-kernels: ")
+           << iterations << " iterations need " << blocks
+           << " blocks, more than a grid holds";
+
+  // Kernel arguments: the op's buffers and those its body reads (a gather's
+  // data); scalars it reads must be constants, which are cloned in.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  SmallVector<Value> buffers, scalars;
+  SmallVector<Type> argTypes;
+  for (Value v : llvm::concat<Value>(op->getOperands(), captured)) {
+    if (auto memref = dyn_cast<MemRefType>(v.getType())) {
+      int64_t offset;
+      SmallVector<int64_t> strides;
+      if (!memref.hasStaticShape() ||
+          failed(memref.getStridesAndOffset(strides, offset)) ||
+          ShapedType::isDynamic(offset) ||
+          llvm::any_of(strides, ShapedType::isDynamic))
+        return op.emitError("kiln-gpu-form-kernels: operand type ")
+               << memref << " has a dynamic shape or layout";
+      if (llvm::is_contained(buffers, v))
+        continue;
+      buffers.push_back(v);
+      argTypes.push_back(memref);
+      continue;
+    }
+    if (!v.getDefiningOp() ||
+        !v.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
+      return op.emitError("kiln-gpu-form-kernels: the op reads a scalar that "
+                          "is not a constant");
+    if (!llvm::is_contained(scalars, v))
+      scalars.push_back(v);
+  }
+
+  OpBuilder b(kernels.getBodyRegion());
+  b.setInsertionPointToEnd(kernels.getBody());
+  auto func = gpu::GPUFuncOp::create(b, loc, kernelName(op, index),
+                                     FunctionType::get(ctx, argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(blockThreads), 1, 1}));
+
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  IRMapping mapping;
+  for (auto [buffer, arg] : llvm::zip(buffers, entry.getArguments()))
+    mapping.map(buffer, arg);
+  for (Value v : scalars)
+    mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+  auto clone = cast<linalg::LinalgOp>(b.clone(*op, mapping));
+  gpu::ReturnOp ret = gpu::ReturnOp::create(b, loc);
+
+  IRRewriter rewriter(ctx);
+  rewriter.setInsertionPoint(clone);
+  if (failed(linalg::linalgOpToParallelLoops(rewriter, clone)))
+    return op.emitError("kiln-gpu-form-kernels: cannot lower to loops");
+  rewriter.eraseOp(clone);
+  SmallVector<math::IPowIOp> powers;
+  func.walk([&](math::IPowIOp p) { powers.push_back(p); });
+  for (math::IPowIOp p : powers)
+    expandIPowI(p);
+
+  // The parallel loop (if any) becomes the block/thread mapping.
+  scf::ParallelOp parallel;
+  for (Operation &o : entry)
+    if ((parallel = dyn_cast<scf::ParallelOp>(&o)))
+      break;
+  SmallVector<int64_t> sizes;
+  SmallVector<Operation *> nest;
+  if (!parallel)
+    for (Operation &o : entry)
+      if (&o != ret)
+        nest.push_back(&o);
+  if (parallel) {
+    for (auto [lb, ub, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                   parallel.getStep())) {
+      std::optional<int64_t> l = getConstantIntValue(lb),
+                             u = getConstantIntValue(ub),
+                             s = getConstantIntValue(step);
+      if (!l || !u || !s || *l != 0 || *s != 1)
+        return op.emitError("kiln-gpu-form-kernels: unexpected loop bounds");
+      sizes.push_back(*u);
+    }
+  }
+
+  // The mapping goes where the parallel loop is (after the constants the
+  // loop nest uses).
+  if (parallel)
+    b.setInsertionPoint(parallel);
+  else
+    b.setInsertionPointToStart(&entry);
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value base = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, blockId,
+                            arith::ConstantIndexOp::create(b, loc, tile)),
+      threadId);
+  Value linear = base;
+  if (tile > blockThreads) {
+    auto items = scf::ForOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+        arith::ConstantIndexOp::create(b, loc, tile),
+        arith::ConstantIndexOp::create(b, loc, blockThreads));
+    b.setInsertionPointToStart(items.getBody());
+    linear = arith::AddIOp::create(b, loc, base, items.getInductionVar());
+  }
+  Value inRange = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, linear,
+      arith::ConstantIndexOp::create(b, loc, iterations));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  Operation *yield = guard.thenBlock()->getTerminator();
+  b.setInsertionPoint(yield);
+  if (parallel) {
+    SmallVector<Value> ivs = delinearize(b, loc, linear, sizes);
+    Block *body = parallel.getBody();
+    Operation *reduce = body->getTerminator();
+    rewriter.inlineBlockBefore(body, yield, ivs);
+    rewriter.eraseOp(reduce);
+    rewriter.eraseOp(parallel);
+  } else {
+    // No parallel loop: one iteration does everything.
+    for (Operation *o : nest)
+      o->moveBefore(yield);
+  }
+
+  // The launch replaces the op on the host.
+  b.setInsertionPoint(op);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = c(1);
+  auto launch = gpu::LaunchFuncOp::create(
+      b, loc, func, {c(blocks), one, one}, {c(blockThreads), one, one},
+      /*dynamicSharedMemorySize=*/nullptr, buffers);
+  launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  op.erase();
+  return success();
+}
+
+void FormKernels::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  if (threads < 1 || threads > 1024 || itemsPerThread < 1) {
+    module.emitError("kiln-gpu-form-kernels: threads must be in [1, 1024] and "
+                     "items-per-thread >= 1");
+    return signalPassFailure();
+  }
+
+  SmallVector<Operation *> work;
+  module.walk([&](Operation *op) {
+    if (op->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    if (isa<linalg::LinalgOp, memref::CopyOp>(op))
+      work.push_back(op);
+  });
+  if (work.empty())
+    return;
+
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModule);
+  unsigned index =
+      kernels ? llvm::range_size(kernels.getOps<gpu::GPUFuncOp>()) : 0;
+  auto kernelModule = [&]() {
+    if (!kernels) {
+      OpBuilder b(module.getBodyRegion());
+      b.setInsertionPointToEnd(module.getBody());
+      kernels = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModule);
+      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      UnitAttr::get(ctx));
+    }
+    return kernels;
+  };
+
+  IRRewriter rewriter(ctx);
+  for (Operation *op : work) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      // Bufferization can leave a buffer copied onto itself (a result
+      // computed in place in a slice of an output): nothing to do.
+      if (isSelfCopy(copy)) {
+        rewriter.eraseOp(copy);
+        continue;
+      }
+      if (isDeviceCopy(copy))
+        continue;
+      rewriter.setInsertionPoint(copy);
+      op = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                                  copy.getTarget());
+      rewriter.eraseOp(copy);
+    }
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (!linalgOp.hasPureBufferSemantics()) {
+      op->emitError("kiln-gpu-form-kernels: expects linalg ops on buffers");
+      return signalPassFailure();
+    }
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    if (llvm::is_contained(ranges, 0)) {
+      rewriter.eraseOp(op); // nothing to compute
+      continue;
+    }
+    if (auto fill = dyn_cast<linalg::FillOp>(op); fill && getMemsetByte(fill))
+      continue;
+
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    Attribute config = op->getAttr(KilnGPUDialect::getTileConfigAttrName());
+    rewriter.setInsertionPoint(op);
+    if (!generic) {
+      FailureOr<linalg::GenericOp> g =
+          linalg::generalizeNamedOp(rewriter, linalgOp);
+      if (failed(g)) {
+        op->emitError("kiln-gpu-form-kernels: cannot generalize this op");
+        return signalPassFailure();
+      }
+      generic = *g;
+    }
+    // Parallel loops first, so that they all map to threads.
+    SmallVector<unsigned> order;
+    auto iterators = generic.getIteratorTypesArray();
+    for (unsigned i = 0; i < iterators.size(); ++i)
+      if (iterators[i] == utils::IteratorType::parallel)
+        order.push_back(i);
+    for (unsigned i = 0; i < iterators.size(); ++i)
+      if (iterators[i] != utils::IteratorType::parallel)
+        order.push_back(i);
+    if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+      FailureOr<linalg::GenericOp> swapped =
+          linalg::interchangeGenericOp(rewriter, generic, order);
+      if (failed(swapped)) {
+        generic.emitError("kiln-gpu-form-kernels: cannot interchange loops");
+        return signalPassFailure();
+      }
+      generic = *swapped;
+    }
+    if (config)
+      generic->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+    if (failed(formKernel(generic, kernelModule(), index++)))
+      return signalPassFailure();
+  }
+}

@@ -1,0 +1,56 @@
+//===- Buffers.cpp - tracing host buffers to their roots --------*- C++ -*-===//
+
+#include "kiln/Codegen/Host/Buffers.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+Value kiln::getRootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+uint64_t kiln::getElementBytes(Type elementType) {
+  if (elementType.isInteger(1))
+    return 1;
+  return llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
+}
+
+std::optional<int64_t> kiln::getStaticByteOffset(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset))
+    return std::nullopt;
+  return offset * static_cast<int64_t>(getElementBytes(type.getElementType()));
+}
+
+bool kiln::isSelfCopy(memref::CopyOp copy) {
+  Value src = copy.getSource(), dst = copy.getTarget();
+  if (src == dst)
+    return true;
+  if (getRootBuffer(src) != getRootBuffer(dst))
+    return false;
+  // The same bytes: equal layouts, or two contiguous views of one shape.
+  auto srcType = cast<MemRefType>(src.getType());
+  auto dstType = cast<MemRefType>(dst.getType());
+  bool sameLayout =
+      srcType == dstType ||
+      (srcType.getShape() == dstType.getShape() &&
+       srcType.getElementType() == dstType.getElementType() &&
+       memref::isStaticShapeAndContiguousRowMajor(srcType) &&
+       memref::isStaticShapeAndContiguousRowMajor(dstType));
+  if (!sameLayout)
+    return false;
+  std::optional<int64_t> a = getStaticByteOffset(src),
+                         b = getStaticByteOffset(dst);
+  return a && b && *a == *b;
+}

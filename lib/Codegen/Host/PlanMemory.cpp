@@ -1,0 +1,144 @@
+//===- PlanMemory.cpp - place buffers in the activation arena ---*- C++ -*-===//
+//
+// kiln-plan-memory: every statically shaped allocation of the host function
+// gets a byte offset in one arena, chosen by the liveness of the buffers
+// over the operations that become plan steps (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Codegen/Host/Passes.h"
+
+#include "kiln/Codegen/Host/Buffers.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNPLANMEMORYPASS
+#include "kiln/Codegen/Host/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+/// One allocation: its size and the first and last step that use it.
+struct Buffer {
+  Operation *alloc;
+  uint64_t bytes = 0;
+  int64_t first = -1, last = -1;
+  uint64_t offset = 0;
+};
+
+struct PlanMemory : public kiln::impl::KilnPlanMemoryPassBase<PlanMemory> {
+  using Base::Base;
+
+  void runOnOperation() override;
+};
+} // namespace
+
+/// True for host operations that become no plan step.
+static bool isBookkeeping(Operation &op) {
+  if (isa<func::ReturnOp, memref::DeallocOp, memref::GetGlobalOp,
+          memref::AllocOp, memref::AllocaOp, ViewLikeOpInterface>(op))
+    return true;
+  if (matchPattern(&op, m_Constant()))
+    return true;
+  auto copy = dyn_cast<memref::CopyOp>(op);
+  return copy && isSelfCopy(copy);
+}
+
+/// Best fit by decreasing size: a buffer goes at the lowest aligned offset
+/// that overlaps no placed buffer whose steps overlap its own. Returns the
+/// end of the highest buffer.
+static uint64_t place(std::vector<Buffer> &buffers, uint64_t alignment) {
+  std::vector<unsigned> order;
+  for (unsigned i = 0; i < buffers.size(); ++i)
+    if (buffers[i].first >= 0 && buffers[i].bytes > 0)
+      order.push_back(i);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return buffers[a].bytes > buffers[b].bytes;
+  });
+  std::vector<unsigned> placed;
+  uint64_t total = 0;
+  for (unsigned i : order) {
+    Buffer &buf = buffers[i];
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (unsigned j : placed) {
+      const Buffer &other = buffers[j];
+      if (other.last >= buf.first && buf.last >= other.first)
+        busy.push_back({other.offset, other.offset + other.bytes});
+    }
+    llvm::sort(busy);
+    uint64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + buf.bytes <= begin)
+        break;
+      offset = std::max(offset, llvm::alignTo(end, alignment));
+    }
+    buf.offset = offset;
+    total = std::max(total, offset + buf.bytes);
+    placed.push_back(i);
+  }
+  return total;
+}
+
+void PlanMemory::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  if (alignment < 1 || !llvm::isPowerOf2_64(alignment)) {
+    func.emitError("kiln-plan-memory: alignment must be a power of two, got ")
+        << static_cast<int64_t>(alignment);
+    return signalPassFailure();
+  }
+  if (!func.getBody().hasOneBlock()) {
+    func.emitError("kiln-plan-memory: expects a host function with one block");
+    return signalPassFailure();
+  }
+  std::vector<Buffer> buffers;
+  DenseMap<Value, unsigned> index;
+  int64_t step = 0;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
+      auto type = cast<MemRefType>(op.getResult(0).getType());
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+        op.emitError("kiln-plan-memory: allocation of ")
+            << type << " is not static";
+        return signalPassFailure();
+      }
+      index[op.getResult(0)] = buffers.size();
+      buffers.push_back(
+          {&op, type.getNumElements() * getElementBytes(type.getElementType())});
+      continue;
+    }
+    if (isBookkeeping(op))
+      continue;
+    for (Value operand : op.getOperands()) {
+      if (!isa<MemRefType>(operand.getType()))
+        continue;
+      auto it = index.find(getRootBuffer(operand));
+      if (it == index.end())
+        continue; // an I/O tensor or a weight
+      Buffer &b = buffers[it->second];
+      if (b.first < 0)
+        b.first = step;
+      b.last = step;
+    }
+    ++step;
+  }
+
+  uint64_t total = llvm::alignTo(place(buffers, alignment), alignment);
+  Builder b(&getContext());
+  for (Buffer &buf : buffers) {
+    buf.alloc->setAttr(KilnGPUDialect::getArenaOffsetAttrName(),
+                       b.getI64IntegerAttr(buf.offset));
+    if (buf.first >= 0 && buf.bytes > 0) {
+      ++numBuffers;
+      bufferBytes += buf.bytes;
+    }
+  }
+  func->setAttr(KilnGPUDialect::getArenaBytesAttrName(),
+                b.getI64IntegerAttr(total));
+  arenaBytes += total;
+}

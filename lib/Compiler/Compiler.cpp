@@ -1,0 +1,156 @@
+//===- Compiler.cpp - import, compile to a phase, emit ----------*- C++ -*-===//
+
+#include "kiln/Compiler/Compiler.h"
+
+#include "kiln/InitAll.h"
+#include "kiln/Target/Plan/TranslateToPlan.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context = std::make_unique<MLIRContext>(registry);
+  // The pipelines create ops of most of these dialects.
+  context->loadAllAvailableDialects();
+}
+
+Compiler::~Compiler() = default;
+
+FailureOr<OwningOpRef<ModuleOp>>
+Compiler::importFile(StringRef path, OnnxImportResult *details) {
+  if (path.ends_with(".mlir")) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(path, context.get());
+    if (!module)
+      return failure();
+    return module;
+  }
+  OnnxImportResult result;
+  LogicalResult imported =
+      importOnnxFile(context.get(), path, options_.import, result);
+  if (details) {
+    details->unsupported = result.unsupported;
+    details->needConstant = result.needConstant;
+  }
+  if (failed(imported))
+    return failure();
+  return std::move(result.module);
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+Compiler::importBuffer(StringRef bytes, StringRef name,
+                       OnnxImportResult *details) {
+  OnnxImportResult result;
+  LogicalResult imported =
+      importOnnxBuffer(context.get(), bytes, name, options_.import, result);
+  if (details) {
+    details->unsupported = result.unsupported;
+    details->needConstant = result.needConstant;
+  }
+  if (failed(imported))
+    return failure();
+  return std::move(result.module);
+}
+
+LogicalResult Compiler::compile(ModuleOp module, Phase from, Phase to) {
+  PassManager pm(context.get());
+  for (int p = static_cast<int>(from) + 1; p <= static_cast<int>(to); ++p) {
+    auto phase = static_cast<Phase>(p);
+    if (phase == Phase::Graph && options_.optLevel < 1)
+      continue;
+    buildPhasePipeline(pm, phase, options_.kernels, options_.target);
+  }
+  return pm.run(module);
+}
+
+FailureOr<std::string> Compiler::getPtx(ModuleOp module, unsigned arch) {
+  auto binary = module.lookupSymbol<gpu::BinaryOp>("kiln_kernels");
+  if (!binary)
+    return std::string(); // no kernels: copies and fills only
+  for (Attribute a : binary.getObjects()) {
+    auto object = cast<gpu::ObjectAttr>(a);
+    auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
+    if (target && target.getChip() == "sm_" + std::to_string(arch) &&
+        object.getFormat() == gpu::CompilationTarget::Assembly)
+      return object.getObject().getValue().str();
+  }
+  return binary.emitError("no PTX for sm_") << arch << " in the kernels";
+}
+
+FailureOr<::kiln::rt::PlanContents>
+Compiler::translateToPlan(ModuleOp module) {
+  PlanTranslationOptions translation;
+  translation.archs = options_.target.archs;
+  translation.buildOptions = options_.buildOptions;
+  return kiln::translateToPlan(module, translation);
+}
+
+FailureOr<std::string> Compiler::compileToPlan(ModuleOp module, Phase from) {
+  if (failed(compile(module, from, Phase::Target)))
+    return failure();
+  FailureOr<::kiln::rt::PlanContents> plan = translateToPlan(module);
+  if (failed(plan))
+    return failure();
+  auto bytes = ::kiln::rt::writePlan(*plan);
+  if (!bytes.isOk())
+    return module.emitError("writing the plan: ")
+           << bytes.status().toString();
+  return std::move(*bytes);
+}
+
+LogicalResult Compiler::lowerForReference(ModuleOp module, Phase from) {
+  if (from == Phase::Import && failed(compile(module, from, Phase::Graph)))
+    return failure();
+  PassManager pm(context.get());
+  buildReferencePipeline(pm);
+  return pm.run(module);
+}
+
+FailureOr<std::unique_ptr<ReferenceExecutor>>
+Compiler::compileReference(OwningOpRef<ModuleOp> module, Phase from) {
+  if (from == Phase::Import && failed(compile(*module, from, Phase::Graph)))
+    return failure();
+  return ReferenceExecutor::compile(std::move(module));
+}
+
+DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context, std::string tool)
+    : context(context) {
+  id = context.getDiagEngine().registerHandler(
+      [tool = std::move(tool)](Diagnostic &diag) {
+        llvm::raw_ostream &os = llvm::errs();
+        os << tool << ": ";
+        switch (diag.getSeverity()) {
+        case DiagnosticSeverity::Error:
+          os << "error: ";
+          break;
+        case DiagnosticSeverity::Warning:
+          os << "warning: ";
+          break;
+        case DiagnosticSeverity::Remark:
+          os << "remark: ";
+          break;
+        case DiagnosticSeverity::Note:
+          os << "note: ";
+          break;
+        }
+        if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {
+          os << file.getFilename().getValue();
+          if (file.getLine())
+            os << ":" << file.getLine() << ":" << file.getColumn();
+          os << ": ";
+        }
+        os << diag.str() << "\n";
+        return success();
+      });
+}
+
+DiagnosticPrinter::~DiagnosticPrinter() {
+  context.getDiagEngine().eraseHandler(id);
+}

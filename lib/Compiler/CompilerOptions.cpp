@@ -1,0 +1,177 @@
+//===- CompilerOptions.cpp - compiler options on the command line ---------===//
+//
+// The command-line options of every tool that compiles, registered once
+// (as mlir's registerPassManagerCLOptions does, in a ManagedStatic) and read
+// into a CompilerOptions over a tool's defaults.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Compiler/CompilerOptions.h"
+
+#include "kiln/Target/CUDA/CudaTarget.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+namespace cl = llvm::cl;
+
+namespace {
+struct CodegenCLOptions {
+  cl::opt<std::string> targets{
+      "target",
+      cl::desc("GPU architectures, comma-separated (default sm_90; kiln-run "
+               "and kiln-conformance on a GPU: the device's)"),
+      cl::init("sm_90")};
+  cl::opt<std::string> cudaPath{
+      "cuda-path",
+      cl::desc("CUDA toolkit with libdevice and ptxas (/usr/local/cuda)"),
+      cl::init("/usr/local/cuda")};
+  cl::opt<std::string> ptxas{
+      "ptxas",
+      cl::desc("ptxas to make cubins with (default: the toolkit's, then PATH)"),
+      cl::init("")};
+  cl::opt<bool> cubin{
+      "cubin",
+      cl::desc("Make cubins with ptxas (the default of kiln-compile and "
+               "kiln-run; kiln-conformance ships PTX unless given)")};
+  cl::opt<bool> noCubin{"no-cubin",
+                        cl::desc("Ship PTX only, even when ptxas is found")};
+  cl::opt<int64_t> kernelThreads{
+      "kernel-threads",
+      cl::desc("Threads per block of kernels without a tile_config"),
+      cl::init(256)};
+  cl::opt<int64_t> itemsPerThread{
+      "items-per-thread",
+      cl::desc("Iterations per thread of kernels without a tile_config"),
+      cl::init(1)};
+  cl::opt<int> optLevel{
+      "opt-level",
+      cl::desc("Graph optimization: 0 (none, the IR as imported) or 1 "
+               "(kiln-optimize, the default)"),
+      cl::init(1)};
+  cl::opt<bool> noOptimize{"no-optimize",
+                           cl::desc("No graph optimization (--opt-level=0)")};
+};
+
+struct ImportCLOptions {
+  cl::list<std::string> inputShapes{
+      "input-shape", cl::desc("Static shape of an input: name=1x3x224x224"),
+      cl::value_desc("name=shape")};
+  cl::opt<int64_t> batch{"batch",
+                         cl::desc("Size of a dynamic first dimension"),
+                         cl::init(-1)};
+  cl::list<std::string> constantInputs{
+      "constant-input",
+      cl::desc("Treat an input as a constant read from a TensorProto file: "
+               "name=file.pb"),
+      cl::value_desc("name=file")};
+  cl::opt<uint64_t> maxModelBytes{
+      "max-model-bytes",
+      cl::desc("Largest model file accepted (default 2 GiB)"),
+      cl::init(uint64_t(2) << 30)};
+};
+
+llvm::ManagedStatic<CodegenCLOptions> codegenOptions;
+llvm::ManagedStatic<ImportCLOptions> importOptions;
+bool codegenRegistered = false, importRegistered = false;
+
+/// Parses "name=1x3x224x224".
+bool parseShape(llvm::StringRef spec, std::string &name,
+                SmallVector<int64_t> &shape) {
+  auto [lhs, rhs] = spec.rsplit('=');
+  if (lhs.empty() || rhs.empty())
+    return false;
+  name = lhs.str();
+  SmallVector<llvm::StringRef> dims;
+  rhs.split(dims, 'x');
+  for (llvm::StringRef d : dims) {
+    int64_t v;
+    if (d.getAsInteger(10, v) || v < 0)
+      return false;
+    shape.push_back(v);
+  }
+  return true;
+}
+
+template <typename T> bool given(const T &option) {
+  return option.getNumOccurrences() > 0;
+}
+} // namespace
+
+void mlir::kiln::registerCodegenCLOptions() {
+  *codegenOptions;
+  codegenRegistered = true;
+}
+
+void mlir::kiln::registerImportCLOptions() {
+  *importOptions;
+  importRegistered = true;
+}
+
+bool mlir::kiln::targetsGivenOnCL() {
+  return codegenRegistered && given(codegenOptions->targets);
+}
+
+FailureOr<CompilerOptions>
+mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
+                                     std::string &error) {
+  if (codegenRegistered) {
+    CodegenCLOptions &cl = *codegenOptions;
+    if (given(cl.targets)) {
+      FailureOr<std::vector<unsigned>> archs = parseTargets(cl.targets, error);
+      if (failed(archs)) {
+        error = "--target: " + error;
+        return failure();
+      }
+      options.target.archs = *archs;
+    }
+    if (given(cl.cudaPath))
+      options.target.cudaPath = cl.cudaPath;
+    if (given(cl.ptxas))
+      options.target.ptxas = cl.ptxas;
+    if (given(cl.cubin))
+      options.target.cubin = cl.cubin;
+    if (given(cl.noCubin) && cl.noCubin)
+      options.target.cubin = false;
+    if (given(cl.kernelThreads))
+      options.kernels.threads = cl.kernelThreads;
+    if (given(cl.itemsPerThread))
+      options.kernels.itemsPerThread = cl.itemsPerThread;
+    if (given(cl.optLevel)) {
+      if (cl.optLevel < 0 || cl.optLevel > 1) {
+        error = "--opt-level must be 0 or 1, got " +
+                std::to_string(cl.optLevel);
+        return failure();
+      }
+      options.optLevel = cl.optLevel;
+    }
+    if (given(cl.noOptimize) && cl.noOptimize)
+      options.optLevel = 0;
+  }
+  if (importRegistered) {
+    ImportCLOptions &cl = *importOptions;
+    for (const std::string &spec : cl.inputShapes) {
+      std::string name;
+      SmallVector<int64_t> shape;
+      if (!parseShape(spec, name, shape)) {
+        error = "--input-shape expects name=AxBxC, got '" + spec + "'";
+        return failure();
+      }
+      options.import.inputShapes[name] = shape;
+    }
+    for (const std::string &spec : cl.constantInputs) {
+      auto [name, file] = llvm::StringRef(spec).rsplit('=');
+      if (name.empty() || file.empty()) {
+        error = "--constant-input expects name=file, got '" + spec + "'";
+        return failure();
+      }
+      options.import.constantInputs[name] = file.str();
+    }
+    if (cl.batch >= 0)
+      options.import.batch = cl.batch;
+    if (given(cl.maxModelBytes))
+      options.import.maxFileBytes = cl.maxModelBytes;
+  }
+  return options;
+}

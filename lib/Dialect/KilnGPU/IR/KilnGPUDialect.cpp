@@ -1,0 +1,88 @@
+//===- KilnGPUDialect.cpp - kiln code generation dialect --------*- C++ -*-===//
+//
+// Registers the kiln_gpu attributes, verifies #kiln_gpu.tile_config, and
+// checks the kiln_gpu.* discardable attributes wherever they are attached.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUAttrs.cpp.inc"
+
+void KilnGPUDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult
+TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       ArrayRef<int64_t> tile, ArrayRef<int64_t> threads,
+                       int64_t stages) {
+  // v1 kernels walk a collapsed 1-D iteration space (see the description).
+  if (tile.size() != 1 || threads.size() != 1)
+    return emitError() << "tile_config: tile and threads must have one entry "
+                          "each (kernels cover a collapsed 1-D iteration "
+                          "space), got "
+                       << tile.size() << " and " << threads.size();
+  if (threads[0] < 1 || threads[0] > 1024)
+    return emitError() << "tile_config: threads must be in [1, 1024], got "
+                       << threads[0];
+  if (tile[0] < threads[0] || tile[0] % threads[0] != 0)
+    return emitError() << "tile_config: tile (" << tile[0]
+                       << ") must be a positive multiple of threads ("
+                       << threads[0] << ")";
+  if (stages < 1)
+    return emitError() << "tile_config: stages must be >= 1, got " << stages;
+  return success();
+}
+
+/// A non-negative i64 integer attribute, or an error naming `name`.
+static LogicalResult verifyByteCount(Operation *op, StringRef name,
+                                     Attribute value) {
+  auto integer = dyn_cast<IntegerAttr>(value);
+  if (!integer || !integer.getType().isInteger(64) || integer.getInt() < 0)
+    return op->emitError() << "'" << name
+                           << "' must be a non-negative i64 integer, got "
+                           << value;
+  return success();
+}
+
+LogicalResult
+KilnGPUDialect::verifyOperationAttribute(Operation *op,
+                                         NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name == getTileConfigAttrName()) {
+    if (!isa<TileConfigAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name
+                             << "' must be a #kiln_gpu.tile_config, got "
+                             << attribute.getValue();
+    return success();
+  }
+  if (name == getArenaOffsetAttrName()) {
+    if (!isa<memref::AllocOp, memref::AllocaOp>(op))
+      return op->emitError() << "'" << name
+                             << "' belongs on a memref.alloc or memref.alloca";
+    return verifyByteCount(op, name, attribute.getValue());
+  }
+  if (name == getArenaBytesAttrName()) {
+    if (!isa<func::FuncOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a func.func";
+    return verifyByteCount(op, name, attribute.getValue());
+  }
+  return op->emitError() << "unknown kiln_gpu attribute '" << name << "'";
+}

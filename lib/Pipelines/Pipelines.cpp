@@ -1,0 +1,326 @@
+//===- Pipelines.cpp - kiln's named pass pipelines --------------*- C++ -*-===//
+//
+// Every pipeline kiln runs, built from registered passes in one place and
+// registered by name, so that kiln-opt reproduces each phase of
+// kiln-compile (see Pipelines.h and docs/architecture.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "kiln/Codegen/GPU/Passes.h"
+#include "kiln/Codegen/Host/Passes.h"
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Target/CUDA/CudaTarget.h"
+#include "kiln/Target/CUDA/Passes.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+//===----------------------------------------------------------------------===//
+// Phases
+//===----------------------------------------------------------------------===//
+
+static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
+    {Phase::Import, "import"},   {Phase::Graph, "kiln"},
+    {Phase::Linalg, "linalg"},   {Phase::Buffers, "buffers"},
+    {Phase::Kernels, "kernels"}, {Phase::Memory, "memory"},
+    {Phase::Target, "target"},
+};
+
+StringRef mlir::kiln::getPhaseName(Phase phase) {
+  for (const auto &[p, name] : kPhaseNames)
+    if (p == phase)
+      return name;
+  return "?";
+}
+
+std::optional<Phase> mlir::kiln::parsePhaseName(StringRef name) {
+  if (name == "gpu") // the name before the phases had names
+    return Phase::Kernels;
+  for (const auto &[p, n] : kPhaseNames)
+    if (n == name)
+      return p;
+  return std::nullopt;
+}
+
+void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
+                                    const KernelOptions &kernels,
+                                    const TargetOptions &target) {
+  switch (phase) {
+  case Phase::Import:
+    return;
+  case Phase::Graph:
+    return buildGraphPipeline(pm);
+  case Phase::Linalg:
+    return buildLinalgPipeline(pm);
+  case Phase::Buffers:
+    return buildBuffersPipeline(pm);
+  case Phase::Kernels:
+    return buildKernelsPipeline(pm, kernels);
+  case Phase::Memory:
+    return buildMemoryPipeline(pm);
+  case Phase::Target:
+    return buildTargetPipeline(pm, target);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The pipelines
+//===----------------------------------------------------------------------===//
+
+void mlir::kiln::buildGraphPipeline(OpPassManager &pm) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  fpm.addPass(createKilnEliminateDeadLayersPass());
+  fpm.addPass(createCanonicalizerPass());
+}
+
+void mlir::kiln::buildLinalgPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createKilnConvertToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::kiln::buildBuffersPipeline(OpPassManager &pm) {
+  pm.addPass(createKilnDestinationPassingPass());
+  // Results are computed in the output buffers where possible (no copy).
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createOneShotBufferizePass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::kiln::buildKernelsPipeline(OpPassManager &pm,
+                                      const KernelOptions &options) {
+  KilnGpuFormKernelsPassOptions form;
+  form.threads = options.threads;
+  form.itemsPerThread = options.itemsPerThread;
+  pm.addPass(createKilnGpuFormKernelsPass(form));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::kiln::buildMemoryPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createKilnPlanMemoryPass());
+}
+
+void mlir::kiln::buildTargetPipeline(OpPassManager &pm,
+                                     const TargetOptions &options) {
+  for (unsigned arch : options.archs) {
+    GpuNVVMAttachTargetOptions attach;
+    attach.chip = "sm_" + std::to_string(arch);
+    attach.features = "+ptx" + std::to_string(getPtxIsaVersion(arch));
+    attach.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(attach));
+  }
+  OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
+  gm.addPass(createLowerAffinePass());
+  gm.addPass(createSCFToControlFlowPass());
+  gm.addPass(memref::createExpandStridedMetadataPass());
+  gm.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  gm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  gm.addPass(createCanonicalizerPass());
+  gm.addPass(createCSEPass());
+  gm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.cudaPath;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (options.cubin) {
+    KilnAssembleCubinsPassOptions cubins;
+    cubins.cudaPath = options.cudaPath;
+    cubins.ptxas = options.ptxas;
+    pm.addPass(createKilnAssembleCubinsPass(cubins));
+  }
+}
+
+void mlir::kiln::buildReferencePipeline(OpPassManager &pm) {
+  // Weights are passed by pointer, not compiled into the code.
+  pm.addPass(createKilnOutlineWeightsPass());
+  buildLinalgPipeline(pm);
+  KilnDestinationPassingPassOptions dps;
+  dps.keepNames = false;
+  pm.addPass(createKilnDestinationPassingPass(dps));
+  pm.addPass(bufferization::createOneShotBufferizePass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  // Copies become loops, not calls into MLIR's C runner library.
+  pm.addNestedPass<func::FuncOp>(createKilnMemRefCopyToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // bf16 conversions become integer arithmetic: the JIT has no
+  // __truncsfbf2 to call.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToFuncs()); // math.ipowi
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Accepts "sm_80,sm_90" and nothing else.
+struct TargetListParser : public llvm::cl::parser<std::string> {
+  using llvm::cl::parser<std::string>::parser;
+  bool parse(llvm::cl::Option &option, StringRef argName, StringRef arg,
+             std::string &value) {
+    std::string error;
+    if (failed(parseTargets(arg, error)))
+      return option.error(error);
+    value = arg.str();
+    return false;
+  }
+};
+
+struct KernelsPipelineOptions
+    : public PassPipelineOptions<KernelsPipelineOptions> {
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads per block of kernels without a tile_config"),
+      llvm::cl::init(KernelOptions().threads)};
+  Option<int64_t> itemsPerThread{
+      *this, "items-per-thread",
+      llvm::cl::desc("Iterations per thread of kernels without a tile_config"),
+      llvm::cl::init(KernelOptions().itemsPerThread)};
+
+  KernelOptions get() const { return {threads, itemsPerThread}; }
+};
+
+struct TargetPipelineOptions
+    : public PassPipelineOptions<TargetPipelineOptions> {
+  Option<std::string, TargetListParser> targets{
+      *this, "targets",
+      llvm::cl::desc("GPU architectures, comma-separated (sm_80,sm_90)"),
+      llvm::cl::init("sm_90")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit with libdevice and ptxas"),
+      llvm::cl::init(TargetOptions().cudaPath)};
+  Option<std::string> ptxas{
+      *this, "ptxas",
+      llvm::cl::desc("ptxas to make cubins with (default: the toolkit's, "
+                     "then PATH)")};
+  Option<bool> cubin{*this, "cubin",
+                     llvm::cl::desc("Make cubins when ptxas is found"),
+                     llvm::cl::init(true)};
+
+  TargetOptions get() const {
+    TargetOptions options;
+    std::string error;
+    options.archs = *parseTargets(targets, error); // checked when parsed
+    options.cudaPath = cudaPath;
+    options.ptxas = ptxas;
+    options.cubin = cubin;
+    return options;
+  }
+};
+
+/// kiln-gpu-pipeline takes the options of both phases that have some.
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  Option<int64_t> threads{*this, "threads",
+                          llvm::cl::desc("As kiln-kernels-pipeline"),
+                          llvm::cl::init(KernelOptions().threads)};
+  Option<int64_t> itemsPerThread{
+      *this, "items-per-thread", llvm::cl::desc("As kiln-kernels-pipeline"),
+      llvm::cl::init(KernelOptions().itemsPerThread)};
+  Option<std::string, TargetListParser> targets{
+      *this, "targets", llvm::cl::desc("As kiln-target-pipeline"),
+      llvm::cl::init("sm_90")};
+  Option<std::string> cudaPath{*this, "cuda-path",
+                               llvm::cl::desc("As kiln-target-pipeline"),
+                               llvm::cl::init(TargetOptions().cudaPath)};
+  Option<std::string> ptxas{*this, "ptxas",
+                            llvm::cl::desc("As kiln-target-pipeline")};
+  Option<bool> cubin{*this, "cubin", llvm::cl::desc("As kiln-target-pipeline"),
+                     llvm::cl::init(true)};
+};
+} // namespace
+
+void mlir::kiln::registerKilnPipelines() {
+  PassPipelineRegistration<>(
+      "kiln-optimize",
+      "The graph phase: canonicalize, CSE, dead-layer elimination",
+      buildGraphPipeline);
+  PassPipelineRegistration<>(
+      "kiln-linalg-pipeline",
+      "The linalg phase: kiln layers to linalg on tensors",
+      buildLinalgPipeline);
+  PassPipelineRegistration<>(
+      "kiln-buffers-pipeline",
+      "The buffers phase: destination passing and one-shot bufferization",
+      buildBuffersPipeline);
+  PassPipelineRegistration<KernelsPipelineOptions>(
+      "kiln-kernels-pipeline",
+      "The kernels phase: one GPU kernel per linalg op",
+      [](OpPassManager &pm, const KernelsPipelineOptions &options) {
+        buildKernelsPipeline(pm, options.get());
+      });
+  PassPipelineRegistration<>(
+      "kiln-memory-pipeline",
+      "The memory phase: the host buffers placed in one arena",
+      buildMemoryPipeline);
+  PassPipelineRegistration<TargetPipelineOptions>(
+      "kiln-target-pipeline",
+      "The target phase: kernels to NVVM, PTX and cubins (gpu.binary)",
+      [](OpPassManager &pm, const TargetPipelineOptions &options) {
+        buildTargetPipeline(pm, options.get());
+      });
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "kiln-gpu-pipeline",
+      "GPU code generation: every phase from linalg to target",
+      [](OpPassManager &pm, const GpuPipelineOptions &options) {
+        KernelOptions kernels{options.threads, options.itemsPerThread};
+        TargetOptions target;
+        std::string error;
+        target.archs = *parseTargets(options.targets, error);
+        target.cudaPath = options.cudaPath;
+        target.ptxas = options.ptxas;
+        target.cubin = options.cubin;
+        for (Phase phase : {Phase::Linalg, Phase::Buffers, Phase::Kernels,
+                            Phase::Memory, Phase::Target})
+          buildPhasePipeline(pm, phase, kernels, target);
+      });
+  PassPipelineRegistration<>(
+      "kiln-reference-pipeline",
+      "The CPU reference: kiln IR to the LLVM dialect for the host",
+      buildReferencePipeline);
+}
