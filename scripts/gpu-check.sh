@@ -22,6 +22,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 if [ "$what" = all ] || [ "$what" = models ]; then
   echo "== runtime tests that need the GPU (the fake-driver ones run in CI)"
   "$bin/kiln-runtime-tests" --gtest_filter='Gpu*:SystemDriver*' 2>&1 | tail -3
+  echo "== kiln-run-plan: runtime only (no LLVM/MLIR)"
+  ls -la "$bin/kiln-run-plan"; ldd "$bin/kiln-run-plan" | awk '{print $1}' | tr '\n' ' '; echo
+  mkdir -p "$out/runplan"
+  "$bin/kiln-run-plan" "$carry/plans/small.kplan" --seed 3 --output-dir "$out/runplan" | tail -3
+  "$bin/kiln-run-plan" "$carry/plans/small.kplan" --seed 3 --reference-dir "$out/runplan" \
+    --warmup 2 --iterations 10 --profile 5
   echo "== the runtime's example application"
   "$bin/kiln-run-plan-example" "$carry/plans/small.kplan"
   echo "== test/Target/Plan/run-on-gpu.test, by hand (no lit here)"
@@ -39,9 +45,9 @@ if [ "$what" = all ] || [ "$what" = models ]; then
       plan="$carry/plans/${net}_b$b.kplan"
       echo "== $net batch $b: compiled on this machine, against the CPU reference"
       "$bin/kiln-run" "$model" --backend=gpu --check-reference 2>&1 | tail -4
-      echo "== $net batch $b: plan compiled on the build machine, against PyTorch, timed"
+      echo "== $net batch $b: plan compiled on the build machine, against PyTorch, timed (kiln-run-plan)"
       input_name=$([ $net = lenet5 ] && echo data || echo input)
-      "$bin/kiln-run" "$plan" --input "$input_name=$out/torchio/${net}_b$b/input_0.npy" \
+      "$bin/kiln-run-plan" "$plan" --input "$input_name=$out/torchio/${net}_b$b/input_0.npy" \
         --reference-dir "$out/torchio/${net}_b$b" --warmup 50 --iterations 500 \
         --profile 50 2>&1 |
         tee "$out/kiln_${net}_b$b.txt"

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Packs what scripts/gpu-check.sh needs on the GPU machine into .carry/ (an
 # ignored folder the device call carries): the self-contained tools from
-# build-static (scripts/check-static-tools.sh builds them), plans compiled
-# here, and the ONNX backend test cases. xz keeps it under the 64 MiB a call
-# carries.
+# build-static (build them with
+#   KILN_BUILD_DIR=build-static KILN_CMAKE_ARGS="-DKILN_STATIC_LLVM=ON" scripts/build.sh \
+#     kiln-run kiln-conformance kiln-runtime-tests kiln-plan-info \
+#     kiln-device-info kiln-run-plan kiln-run-plan-example),
+# plans compiled here, and the ONNX backend test cases. xz keeps it under the
+# 64 MiB a call carries.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 static="${KILN_STATIC_BUILD_DIR:-$root/build-static}"
 carry="$root/.carry"
 rm -rf "$carry" && mkdir -p "$carry/bin" "$carry/plans"
-for t in kiln-run kiln-conformance kiln-runtime-tests kiln-plan-info kiln-device-info \
-         kiln-run-plan-example; do
+for t in kiln-run kiln-conformance kiln-runtime-tests kiln-plan-info \
+         kiln-device-info kiln-run-plan kiln-run-plan-example; do
   cp "$static/bin/$t" "$carry/bin/"
   strip "$carry/bin/$t"
 done
