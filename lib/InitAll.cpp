@@ -69,10 +69,9 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   registry.insert<KilnDialect, KilnGPUDialect, affine::AffineDialect,
                   arith::ArithDialect, bufferization::BufferizationDialect,
                   cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
-                  index::IndexDialect, linalg::LinalgDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect,
-                  ub::UBDialect>();
+                  index::IndexDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+                  math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
+                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
   // One-shot bufferization of the ops the lowering creates.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);

@@ -84,8 +84,7 @@ FailureOr<std::string> Compiler::getPtx(ModuleOp module, unsigned arch) {
   return binary.emitError("no PTX for sm_") << arch << " in the kernels";
 }
 
-FailureOr<::kiln::rt::PlanContents>
-Compiler::translateToPlan(ModuleOp module) {
+FailureOr<::kiln::rt::PlanContents> Compiler::translateToPlan(ModuleOp module) {
   PlanTranslationOptions translation;
   translation.archs = options_.target.archs;
   translation.buildOptions = options_.buildOptions;
@@ -100,8 +99,7 @@ FailureOr<std::string> Compiler::compileToPlan(ModuleOp module, Phase from) {
     return failure();
   auto bytes = ::kiln::rt::writePlan(*plan);
   if (!bytes.isOk())
-    return module.emitError("writing the plan: ")
-           << bytes.status().toString();
+    return module.emitError("writing the plan: ") << bytes.status().toString();
   return std::move(*bytes);
 }
 

@@ -58,8 +58,7 @@ struct ImportCLOptions {
   cl::list<std::string> inputShapes{
       "input-shape", cl::desc("Static shape of an input: name=1x3x224x224"),
       cl::value_desc("name=shape")};
-  cl::opt<int64_t> batch{"batch",
-                         cl::desc("Size of a dynamic first dimension"),
+  cl::opt<int64_t> batch{"batch", cl::desc("Size of a dynamic first dimension"),
                          cl::init(-1)};
   cl::list<std::string> constantInputs{
       "constant-input",
@@ -140,8 +139,8 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
       options.kernels.itemsPerThread = cl.itemsPerThread;
     if (given(cl.optLevel)) {
       if (cl.optLevel < 0 || cl.optLevel > 1) {
-        error = "--opt-level must be 0 or 1, got " +
-                std::to_string(cl.optLevel);
+        error =
+            "--opt-level must be 0 or 1, got " + std::to_string(cl.optLevel);
         return failure();
       }
       options.optLevel = cl.optLevel;

@@ -145,8 +145,9 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
 
 ReferenceExecutor::~ReferenceExecutor() = default;
 
-rt::Status ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
-                                  std::vector<tooling::HostTensor> &outputs) {
+rt::Status
+ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
+                       std::vector<tooling::HostTensor> &outputs) {
   if (inputs.size() != inputSpecs.size())
     return rt::Status(rt::StatusCode::InvalidArgument,
                       "expected " + std::to_string(inputSpecs.size()) +

@@ -33,7 +33,8 @@ int main(int argc, char **argv) {
   std::string bytes(std::istreambuf_iterator<char>(in), {});
 
   StderrLogger logger(Logger::Severity::Warning);
-  auto runtime = Runtime::create(&logger); // device 0; fails cleanly without one
+  auto runtime =
+      Runtime::create(&logger); // device 0; fails cleanly without one
   if (!runtime.isOk())
     return fail(runtime.status());
   auto engine = (*runtime)->deserializeEngine(bytes.data(), bytes.size());

@@ -40,13 +40,13 @@ rt::StatusOr<HostTensor> HostTensor::create(std::string name, DataType type,
   int64_t bytes = 0;
   if (__builtin_mul_overflow(count, rt::dataTypeBytes(type), &bytes) ||
       bytes > kMaxHostTensorBytes)
-    return rt::Status(rt::StatusCode::InvalidArgument,
-                      "tensor '" + name + "' (" + tooling::typeString(shape, type) +
-                          ") needs more than the " +
-                          std::to_string(kMaxHostTensorBytes) +
-                          " bytes a host tensor may have");
-  size_t rounded = (static_cast<size_t>(std::max<int64_t>(bytes, 1)) + 63) /
-                   64 * 64;
+    return rt::Status(
+        rt::StatusCode::InvalidArgument,
+        "tensor '" + name + "' (" + tooling::typeString(shape, type) +
+            ") needs more than the " + std::to_string(kMaxHostTensorBytes) +
+            " bytes a host tensor may have");
+  size_t rounded =
+      (static_cast<size_t>(std::max<int64_t>(bytes, 1)) + 63) / 64 * 64;
   auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
   if (!p)
     return rt::Status(rt::StatusCode::InvalidArgument,

@@ -129,8 +129,8 @@ rt::StatusOr<HostTensor> readNpy(const std::string &path) {
                          ")");
   if (have > need)
     return bad(path, "holds more bytes than its shape needs (" +
-                         std::to_string(have) + " for " +
-                         std::to_string(need) + ")");
+                         std::to_string(have) + " for " + std::to_string(need) +
+                         ")");
   auto t = HostTensor::create(stem(path), type, shape);
   if (!t.isOk())
     return bad(path, t.status().message());
@@ -148,11 +148,11 @@ rt::Status writeNpy(const std::string &path, const HostTensor &tensor) {
   if (!descr)
     return rt::Status(rt::StatusCode::InvalidArgument,
                       "cannot write '" + path + "': " +
-                          elementTypeName(tensor.type) +
-                          " has no NumPy dtype");
+                          elementTypeName(tensor.type) + " has no NumPy dtype");
   std::string shape = "(";
   for (size_t i = 0; i < tensor.shape.size(); ++i)
-    shape += std::to_string(tensor.shape[i]) + (i + 1 < tensor.shape.size() ? ", " : "");
+    shape += std::to_string(tensor.shape[i]) +
+             (i + 1 < tensor.shape.size() ? ", " : "");
   shape += tensor.shape.size() == 1 ? ",)" : ")";
   std::string header = std::string("{'descr': '") + descr +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";

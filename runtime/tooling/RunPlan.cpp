@@ -13,8 +13,7 @@ namespace kiln::tooling {
 
 namespace {
 /// printf into a std::string.
-template <typename... Args>
-std::string format(const char *fmt, Args... args) {
+template <typename... Args> std::string format(const char *fmt, Args... args) {
   char buf[256];
   std::snprintf(buf, sizeof(buf), fmt, args...);
   return buf;
@@ -100,10 +99,11 @@ void printTiming(std::ostream &out, int warmup, const std::vector<double> &gpu,
   out << "timing: " << gpu.size() << " runs after " << warmup
       << " warmup runs\n"
       << "| time (ms)                      | median   | min      | p99      |\n"
-      << "|--------------------------------|----------|----------|----------|\n";
+      << "|--------------------------------|----------|----------|----------|"
+         "\n";
   auto row = [&](const char *name, const std::vector<double> &v) {
-    out << format("| %-30s | %8.4f | %8.4f | %8.4f |\n", name,
-                  quantile(v, 0.5), quantile(v, 0.0), quantile(v, 0.99));
+    out << format("| %-30s | %8.4f | %8.4f | %8.4f |\n", name, quantile(v, 0.5),
+                  quantile(v, 0.0), quantile(v, 0.99));
   };
   row("GPU (events around enqueue)", gpu);
   row("host (enqueue + synchronize)", host);
@@ -116,8 +116,10 @@ void printProfile(std::ostream &out, int runs,
     total += quantile(step.ms, 0.5);
   out << "profile: median GPU time per step over " << runs
       << " runs (an event around each step)\n"
-      << "| step | what                                     | ms       | share  |\n"
-      << "|------|------------------------------------------|----------|--------|\n";
+      << "| step | what                                     | ms       | share "
+         " |\n"
+      << "|------|------------------------------------------|----------|-------"
+         "-|\n";
   for (size_t i = 0; i < steps.size(); ++i) {
     double ms = quantile(steps[i].ms, 0.5);
     out << format("| %4zu | %-40s | %8.4f | %5.1f%% |\n", i,
@@ -128,8 +130,8 @@ void printProfile(std::ostream &out, int runs,
 }
 
 int runPlan(rt::Runtime &runtime, const std::string &planBytes,
-            const PlanRunOptions &options, std::ostream &out,
-            std::ostream &err, const std::string &tool) {
+            const PlanRunOptions &options, std::ostream &out, std::ostream &err,
+            const std::string &tool) {
   auto fail = [&](const std::string &message) {
     out.flush();
     err << tool << ": error: " << message << "\n";

@@ -119,6 +119,6 @@ int main(int argc, char **argv) {
               << runtime.status().toString() << "\n";
     return 1;
   }
-  return tooling::runPlan(**runtime, bytes.str(), options, std::cout,
-                          std::cerr, "kiln-run-plan");
+  return tooling::runPlan(**runtime, bytes.str(), options, std::cout, std::cerr,
+                          "kiln-run-plan");
 }

@@ -40,10 +40,10 @@ int main(int argc, char **argv) {
                    info.status().toString().c_str());
       return 1;
     }
-    std::printf("device %d: %s, %s, %d SMs, %.1f GiB\n", i,
-                info->name.c_str(), info->smArch().c_str(),
-                info->multiprocessorCount,
-                static_cast<double>(info->totalMemoryBytes) / (1024.0 * 1024 * 1024));
+    std::printf("device %d: %s, %s, %d SMs, %.1f GiB\n", i, info->name.c_str(),
+                info->smArch().c_str(), info->multiprocessorCount,
+                static_cast<double>(info->totalMemoryBytes) /
+                    (1024.0 * 1024 * 1024));
   }
   return 0;
 }

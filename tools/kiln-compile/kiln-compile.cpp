@@ -26,9 +26,9 @@ using namespace mlir::kiln;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"));
-static cl::opt<bool> listOnnxOps(
-    "list-onnx-ops",
-    cl::desc("List the ONNX ops the importer supports and exit"));
+static cl::opt<bool>
+    listOnnxOps("list-onnx-ops",
+                cl::desc("List the ONNX ops the importer supports and exit"));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"));
 static cl::opt<std::string> emit(
@@ -40,11 +40,11 @@ static cl::opt<std::string> emit(
              "dialect), ptx (the kernels' PTX for the first target) or plan "
              "(a .kplan bundle; the default for -o *.kplan)"),
     cl::init(""));
-static cl::opt<std::string> from(
-    "from",
-    cl::desc("The phase the input is already at (default import): e.g. "
-             "--from=target -o x.kplan only translates IR to a plan"),
-    cl::init("import"));
+static cl::opt<std::string>
+    from("from",
+         cl::desc("The phase the input is already at (default import): e.g. "
+                  "--from=target -o x.kplan only translates IR to a plan"),
+         cl::init("import"));
 static cl::opt<bool> checkSupport(
     "check-support",
     cl::desc("List every node that cannot be imported and exit (1 if any)"));

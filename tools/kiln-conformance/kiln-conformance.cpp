@@ -43,25 +43,31 @@ using namespace mlir;
 using namespace mlir::kiln;
 namespace cl = llvm::cl;
 
-static cl::list<std::string> paths(cl::Positional, cl::desc("<case or folder>..."),
-                                   cl::OneOrMore);
+static cl::list<std::string>
+    paths(cl::Positional, cl::desc("<case or folder>..."), cl::OneOrMore);
 static cl::opt<bool> compileOnly(
     "compile-only",
     cl::desc("With --backend=gpu: compile each case to a plan for sm_90 and "
              "verify it (no GPU needed); a case passes when it compiles"));
-static cl::opt<std::string> backend("backend",
-                                    cl::desc("reference (CPU) or gpu (each case "
-                                             "compiled to a plan and run on GPU 0)"),
-                                    cl::init("reference"));
+static cl::opt<std::string>
+    backend("backend",
+            cl::desc("reference (CPU) or gpu (each case "
+                     "compiled to a plan and run on GPU 0)"),
+            cl::init("reference"));
 static cl::opt<std::string> jsonPath("json", cl::desc("Write a JSON report"));
-static cl::opt<std::string> baselinePath(
-    "baseline", cl::desc("Fail if a case listed in this file does not pass"));
-static cl::opt<std::string> writeBaseline(
-    "write-baseline", cl::desc("Write the names of the passing cases"));
-static cl::opt<unsigned> jobs("j", cl::desc("Cases run at once"),
-                              cl::init(std::max(1u, std::thread::hardware_concurrency())));
+static cl::opt<std::string>
+    baselinePath("baseline",
+                 cl::desc("Fail if a case listed in this file does not pass"));
+static cl::opt<std::string>
+    writeBaseline("write-baseline",
+                  cl::desc("Write the names of the passing cases"));
+static cl::opt<unsigned>
+    jobs("j", cl::desc("Cases run at once"),
+         cl::init(std::max(1u, std::thread::hardware_concurrency())));
 static cl::opt<bool> inProcess(
-    "in-process", cl::desc("Run cases in this process (for debugging: a crash ends the run)"));
+    "in-process",
+    cl::desc(
+        "Run cases in this process (for debugging: a crash ends the run)"));
 static cl::opt<unsigned> timeoutSeconds("timeout", cl::desc("Seconds per case"),
                                         cl::init(120));
 
@@ -177,7 +183,8 @@ Outcome runCase(const std::string &dir) {
   std::unique_ptr<ReferenceExecutor> reference;
   std::unique_ptr<tooling::PlanRunner> planRunner;
   if (backend == "gpu") {
-    FailureOr<std::string> bytes = compiler.compileToPlan(*module, Phase::Graph);
+    FailureOr<std::string> bytes =
+        compiler.compileToPlan(*module, Phase::Graph);
     if (failed(bytes))
       return {"FAIL", "plan compiler: " + firstError};
     if (compileOnly) {
@@ -283,7 +290,8 @@ void collectCases(const std::string &path, std::vector<std::string> &cases) {
 /// "node/test_abs" for /usr/share/.../data/node/test_abs.
 std::string caseName(const std::string &dir) {
   llvm::StringRef name = llvm::sys::path::filename(dir);
-  llvm::StringRef parent = llvm::sys::path::filename(llvm::sys::path::parent_path(dir));
+  llvm::StringRef parent =
+      llvm::sys::path::filename(llvm::sys::path::parent_path(dir));
   return (parent + "/" + name).str();
 }
 
@@ -304,9 +312,10 @@ Outcome finish(const Running &r) {
   int status = 0;
   waitpid(r.pid, &status, 0);
   if (WIFSIGNALED(status))
-    return {"FAIL", WTERMSIG(status) == SIGALRM
-                        ? "timed out after " + std::to_string(timeoutSeconds) + " s"
-                        : "crashed with signal " + std::to_string(WTERMSIG(status))};
+    return {"FAIL",
+            WTERMSIG(status) == SIGALRM
+                ? "timed out after " + std::to_string(timeoutSeconds) + " s"
+                : "crashed with signal " + std::to_string(WTERMSIG(status))};
   size_t nl = text.find('\n');
   if (nl == std::string::npos)
     return {"FAIL", "the case process ended without a result (exit status " +
@@ -343,7 +352,8 @@ int main(int argc, char **argv) {
   std::vector<std::string> cases;
   for (const std::string &p : paths) {
     if (!llvm::sys::fs::is_directory(p)) {
-      llvm::errs() << "kiln-conformance: error: '" << p << "' is not a folder\n";
+      llvm::errs() << "kiln-conformance: error: '" << p
+                   << "' is not a folder\n";
       return 2;
     }
     collectCases(p, cases);
@@ -367,7 +377,9 @@ int main(int argc, char **argv) {
   while (inProcess && next < cases.size()) {
     outcomes[next] = runCase(cases[next]);
     llvm::outs() << outcomes[next].status << "  " << caseName(cases[next])
-                 << (outcomes[next].detail.empty() ? "" : ": " + outcomes[next].detail)
+                 << (outcomes[next].detail.empty()
+                         ? ""
+                         : ": " + outcomes[next].detail)
                  << "\n";
     ++next;
   }
@@ -400,14 +412,15 @@ int main(int argc, char **argv) {
 
   int passed = 0, failedCount = 0, skipped = 0;
   for (const Outcome &o : outcomes)
-    (o.status == "PASS" ? passed : o.status == "SKIP" ? skipped : failedCount)++;
+    (o.status == "PASS"   ? passed
+     : o.status == "SKIP" ? skipped
+                          : failedCount)++;
 
   if (!jsonPath.empty()) {
     llvm::json::Array list;
     for (auto [dir, o] : llvm::zip(cases, outcomes))
-      list.push_back(llvm::json::Object{{"case", caseName(dir)},
-                                        {"status", o.status},
-                                        {"detail", o.detail}});
+      list.push_back(llvm::json::Object{
+          {"case", caseName(dir)}, {"status", o.status}, {"detail", o.detail}});
     llvm::json::Object report{{"backend", backend.getValue()},
                               {"passed", passed},
                               {"failed", failedCount},
@@ -416,14 +429,16 @@ int main(int argc, char **argv) {
     std::error_code ec;
     llvm::raw_fd_ostream os(jsonPath, ec);
     if (ec) {
-      llvm::errs() << "kiln-conformance: error: cannot write " << jsonPath << "\n";
+      llvm::errs() << "kiln-conformance: error: cannot write " << jsonPath
+                   << "\n";
       return 2;
     }
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   }
   if (!writeBaseline.empty()) {
     std::ofstream os(writeBaseline);
-    os << "# Cases that pass on the reference backend; CI fails if one stops passing.\n";
+    os << "# Cases that pass on the reference backend; CI fails if one stops "
+          "passing.\n";
     for (auto [dir, o] : llvm::zip(cases, outcomes))
       if (o.status == "PASS")
         os << caseName(dir) << "\n";
@@ -432,7 +447,8 @@ int main(int argc, char **argv) {
   if (!baselinePath.empty()) {
     std::ifstream in(baselinePath);
     if (!in) {
-      llvm::errs() << "kiln-conformance: error: cannot read " << baselinePath << "\n";
+      llvm::errs() << "kiln-conformance: error: cannot read " << baselinePath
+                   << "\n";
       return 2;
     }
     llvm::StringMap<std::string> status;
@@ -444,8 +460,8 @@ int main(int argc, char **argv) {
         continue;
       auto it = status.find(line);
       if (it != status.end() && it->second != "PASS") {
-        llvm::outs() << "REGRESSION  " << line << " passed in the baseline, now "
-                     << it->second << "\n";
+        llvm::outs() << "REGRESSION  " << line
+                     << " passed in the baseline, now " << it->second << "\n";
         ++regressions;
       }
     }

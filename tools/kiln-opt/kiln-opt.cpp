@@ -13,6 +13,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::kiln::registerAllDialects(registry);
   mlir::kiln::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "kiln optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "kiln optimizer driver\n", registry));
 }

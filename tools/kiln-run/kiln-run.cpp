@@ -155,8 +155,8 @@ int main(int argc, char **argv) {
     auto exec = compiler.compileReference(std::move(graph), Phase::Graph);
     if (failed(exec))
       return 1;
-    auto args = tooling::makeInputs((*exec)->inputs(), run.inputs, seed,
-                                    std::cout);
+    auto args =
+        tooling::makeInputs((*exec)->inputs(), run.inputs, seed, std::cout);
     if (!args.isOk())
       return fail(args.status().message());
     if (rt::Status s = (*exec)->run(*args, referenceOutputs); !s)

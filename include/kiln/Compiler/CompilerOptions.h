@@ -43,8 +43,8 @@ void registerImportCLOptions();
 /// `defaults` with what the command line gave (registered options that were
 /// not given keep the default). Fails with a message in `error` for a
 /// malformed value (a bad --target, --input-shape or --constant-input).
-FailureOr<CompilerOptions>
-getCompilerOptionsFromCL(CompilerOptions defaults, std::string &error);
+FailureOr<CompilerOptions> getCompilerOptionsFromCL(CompilerOptions defaults,
+                                                    std::string &error);
 
 /// True when --target was given on the command line.
 bool targetsGivenOnCL();

@@ -50,4 +50,3 @@ std::optional<uint8_t> mlir::kiln::getMemsetByte(linalg::FillOp fill) {
     return std::nullopt;
   return repeatedByte(value);
 }
-

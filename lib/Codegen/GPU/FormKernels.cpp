@@ -77,8 +77,8 @@ static void expandIPowI(math::IPowIOp op) {
       [&](OpBuilder &nb, Location l, Value, ValueRange it) {
         Value r = it[0], sq = it[1], e = it[2];
         Value bit = arith::AndIOp::create(nb, l, e, one);
-        Value odd = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, bit,
-                                          zero);
+        Value odd =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, bit, zero);
         Value times = arith::MulIOp::create(nb, l, r, sq);
         r = arith::SelectOp::create(nb, l, odd, times, r);
         sq = arith::MulIOp::create(nb, l, sq, sq);
@@ -87,18 +87,19 @@ static void expandIPowI(math::IPowIOp op) {
       });
   Value negative =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exp, zero);
-  Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one);
+  Value isOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one);
   Value isMinusOne =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, minusOne);
-  Value expOdd = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne, arith::AndIOp::create(b, loc, exp, one),
-      zero);
+  Value expOdd =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, loc, exp, one), zero);
   Value signed1 = arith::SelectOp::create(b, loc, expOdd, minusOne, one);
   Value forNegative = arith::SelectOp::create(
       b, loc, isOne, one,
       arith::SelectOp::create(b, loc, isMinusOne, signed1, zero));
-  Value result = arith::SelectOp::create(b, loc, negative, forNegative,
-                                         loop.getResult(0));
+  Value result =
+      arith::SelectOp::create(b, loc, negative, forNegative, loop.getResult(0));
   op.replaceAllUsesWith(result);
   op.erase();
 }
@@ -199,8 +200,8 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
                                      FunctionType::get(ctx, argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(blockThreads), 1, 1}));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -268,9 +269,9 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
     b.setInsertionPointToStart(items.getBody());
     linear = arith::AddIOp::create(b, loc, base, items.getInductionVar());
   }
-  Value inRange = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, linear,
-      arith::ConstantIndexOp::create(b, loc, iterations));
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                            arith::ConstantIndexOp::create(b, loc, iterations));
   auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
   Operation *yield = guard.thenBlock()->getTerminator();
   b.setInsertionPoint(yield);

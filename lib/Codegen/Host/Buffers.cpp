@@ -42,12 +42,11 @@ bool kiln::isSelfCopy(memref::CopyOp copy) {
   // The same bytes: equal layouts, or two contiguous views of one shape.
   auto srcType = cast<MemRefType>(src.getType());
   auto dstType = cast<MemRefType>(dst.getType());
-  bool sameLayout =
-      srcType == dstType ||
-      (srcType.getShape() == dstType.getShape() &&
-       srcType.getElementType() == dstType.getElementType() &&
-       memref::isStaticShapeAndContiguousRowMajor(srcType) &&
-       memref::isStaticShapeAndContiguousRowMajor(dstType));
+  bool sameLayout = srcType == dstType ||
+                    (srcType.getShape() == dstType.getShape() &&
+                     srcType.getElementType() == dstType.getElementType() &&
+                     memref::isStaticShapeAndContiguousRowMajor(srcType) &&
+                     memref::isStaticShapeAndContiguousRowMajor(dstType));
   if (!sameLayout)
     return false;
   std::optional<int64_t> a = getStaticByteOffset(src),

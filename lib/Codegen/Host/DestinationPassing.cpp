@@ -49,8 +49,8 @@ static void convertToDestinationPassing(func::FuncOp func, bool keepNames) {
     BlockArgument out = body.addArgument(
         MemRefType::get(tensor.getShape(), tensor.getElementType()),
         func.getLoc());
-    auto m = bufferization::MaterializeInDestinationOp::create(
-        b, func.getLoc(), v, out);
+    auto m = bufferization::MaterializeInDestinationOp::create(b, func.getLoc(),
+                                                               v, out);
     m.setRestrict(true);
     m.setWritable(true);
   }

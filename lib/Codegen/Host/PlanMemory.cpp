@@ -108,8 +108,8 @@ void PlanMemory::runOnOperation() {
         return signalPassFailure();
       }
       index[op.getResult(0)] = buffers.size();
-      buffers.push_back(
-          {&op, type.getNumElements() * getElementBytes(type.getElementType())});
+      buffers.push_back({&op, type.getNumElements() *
+                                  getElementBytes(type.getElementType())});
       continue;
     }
     if (isBookkeeping(op))

@@ -27,7 +27,8 @@ using namespace mlir::kiln::lowering;
 
 namespace {
 
-SmallVector<utils::IteratorType> iterators(int64_t parallel, int64_t reduction) {
+SmallVector<utils::IteratorType> iterators(int64_t parallel,
+                                           int64_t reduction) {
   SmallVector<utils::IteratorType> it(parallel, utils::IteratorType::parallel);
   it.append(reduction, utils::IteratorType::reduction);
   return it;
@@ -68,14 +69,14 @@ Value convolve(OpBuilder &b, Location loc, Value padded, Value filter,
     wExprs.push_back(r);
     oExprs.push_back(o);
   }
-  Value out = generic(
-      b, loc, init, {x, w},
-      {AffineMap::get(numDims, 0, xExprs, ctx),
-       AffineMap::get(numDims, 0, wExprs, ctx)},
-      AffineMap::get(numDims, 0, oExprs, ctx), iterators(3 + s, 1 + s),
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
-      });
+  Value out =
+      generic(b, loc, init, {x, w},
+              {AffineMap::get(numDims, 0, xExprs, ctx),
+               AffineMap::get(numDims, 0, wExprs, ctx)},
+              AffineMap::get(numDims, 0, oExprs, ctx), iterators(3 + s, 1 + s),
+              [](OpBuilder &b, Location loc, ValueRange args) {
+                return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+              });
   return reshape(b, loc, out, resultType);
 }
 
@@ -107,8 +108,8 @@ struct LowerConvolution : OpRewritePattern<ConvolutionOp> {
     }
     Value padded = padOrCrop(rewriter, loc, op.getInput(), low, high, 0);
     Value out = convolve(rewriter, loc, padded, op.getFilter(), op.getStrides(),
-                         op.getDilations(), static_cast<int64_t>(op.getGroups()),
-                         op.getType());
+                         op.getDilations(),
+                         static_cast<int64_t>(op.getGroups()), op.getType());
     rewriter.replaceOp(op, addBias(rewriter, loc, out, op.getBias()));
     return success();
   }
@@ -162,14 +163,15 @@ struct LowerDeconvolution : OpRewritePattern<DeconvolutionOp> {
     for (int64_t i = 0; i < s; ++i)
       inExprs.push_back(fType.getDimSize(2 + i) - 1 - d(3 + i));
     Value flipped = generic(
-        rewriter, loc, emptyTensor(rewriter, loc, RankedTensorType::get(fShape, element)),
-        {w}, {AffineMap::get(numDims, 0, inExprs, ctx)},
+        rewriter, loc,
+        emptyTensor(rewriter, loc, RankedTensorType::get(fShape, element)), {w},
+        {AffineMap::get(numDims, 0, inExprs, ctx)},
         rewriter.getMultiDimIdentityMap(numDims), iterators(numDims, 0),
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     SmallVector<int64_t> kShape = {groups * kg, cg};
     llvm::append_range(kShape, fType.getShape().drop_front(2));
-    Value filter = reshape(rewriter, loc, flipped,
-                           RankedTensorType::get(kShape, element));
+    Value filter =
+        reshape(rewriter, loc, flipped, RankedTensorType::get(kShape, element));
 
     SmallVector<int64_t> unit(s, 1);
     Value out = convolve(rewriter, loc, padded, filter, unit, dil, groups,
@@ -226,7 +228,8 @@ struct LowerPool : OpRewritePattern<PoolOp> {
                       dil[i] * (window[i] - 1) + 1;
       low.push_back(pads[i]);
       high.push_back(pads[s + i]);
-      extra.push_back(std::max<int64_t>(0, reach - (in + pads[i] + pads[s + i])));
+      extra.push_back(
+          std::max<int64_t>(0, reach - (in + pads[i] + pads[s + i])));
     }
     SmallVector<int64_t> highAll(high);
     for (int64_t i = 0; i < s + 2; ++i)
@@ -254,12 +257,13 @@ struct LowerPool : OpRewritePattern<PoolOp> {
     llvm::append_range(countShape, outType.getShape().drop_front(2));
     auto countType = RankedTensorType::get(countShape, element);
     Value counts = poolWindows(rewriter, loc, counted,
-                               filledTensor(rewriter, loc, countType, 0), window,
-                               strides, dil, /*isMax=*/false);
-    rewriter.replaceOp(op, elementwise(rewriter, loc, outType, {pooled, counts},
-                                       [](OpBuilder &b, Location loc, ValueRange a) {
-                                         return div(b, loc, a[0], a[1]);
-                                       }));
+                               filledTensor(rewriter, loc, countType, 0),
+                               window, strides, dil, /*isMax=*/false);
+    rewriter.replaceOp(
+        op, elementwise(rewriter, loc, outType, {pooled, counts},
+                        [](OpBuilder &b, Location loc, ValueRange a) {
+                          return div(b, loc, a[0], a[1]);
+                        }));
     return success();
   }
 };
@@ -299,7 +303,9 @@ struct LowerGlobalPool : OpRewritePattern<GlobalPoolOp> {
 
 } // namespace
 
-void mlir::kiln::lowering::populateConvPoolPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerConvolution, LowerDeconvolution, LowerPool, LowerGlobalPool>(
-      patterns.getContext());
+void mlir::kiln::lowering::populateConvPoolPatterns(
+    RewritePatternSet &patterns) {
+  patterns
+      .add<LowerConvolution, LowerDeconvolution, LowerPool, LowerGlobalPool>(
+          patterns.getContext());
 }

@@ -28,19 +28,19 @@ struct LowerConstant : OpRewritePattern<ConstantOp> {
                                 PatternRewriter &rewriter) const override {
     auto value = dyn_cast<TypedAttr>(op.getValue());
     if (!value)
-      return rewriter.notifyMatchFailure(op, "constant is not a typed attribute");
+      return rewriter.notifyMatchFailure(op,
+                                         "constant is not a typed attribute");
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
     return success();
   }
 };
 
-template <typename OpTy>
-struct LowerToReshape : OpRewritePattern<OpTy> {
+template <typename OpTy> struct LowerToReshape : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, reshape(rewriter, op.getLoc(), op.getInput(),
-                                   op.getType()));
+    rewriter.replaceOp(
+        op, reshape(rewriter, op.getLoc(), op.getInput(), op.getType()));
     return success();
   }
 };
@@ -68,7 +68,8 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
     int64_t offset = 0;
     for (Value input : op.getInputs()) {
       auto t = cast<RankedTensorType>(input.getType());
-      SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+      SmallVector<int64_t> offsets(type.getRank(), 0),
+          strides(type.getRank(), 1);
       offsets[axis] = offset;
       result = tensor::InsertSliceOp::create(
           rewriter, loc, input, result, ValueRange{}, ValueRange{},
@@ -82,11 +83,11 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
 
 /// A generic over `type` whose body reads `source` at coordinates computed
 /// from the output's indices.
-Value gatherGeneric(
-    OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
-    ArrayRef<AffineMap> inputMaps,
-    llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, ValueRange)>
-        body) {
+Value gatherGeneric(OpBuilder &b, Location loc, RankedTensorType type,
+                    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                    llvm::function_ref<Value(OpBuilder &, Location,
+                                             ArrayRef<Value>, ValueRange)>
+                        body) {
   int64_t rank = type.getRank();
   SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
   return generic(b, loc, emptyTensor(b, loc, type), inputs, inputMaps,
@@ -109,8 +110,9 @@ Value normalizedIndex(OpBuilder &b, Location loc, Value raw, int64_t dim) {
   Value k = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
   Value zero = indexConst(b, loc, 0);
   Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, zero);
-  k = arith::SelectOp::create(b, loc, neg,
-                              arith::AddIOp::create(b, loc, k, indexConst(b, loc, dim)), k);
+  k = arith::SelectOp::create(
+      b, loc, neg, arith::AddIOp::create(b, loc, k, indexConst(b, loc, dim)),
+      k);
   k = arith::MaxSIOp::create(b, loc, k, zero);
   return arith::MinSIOp::create(b, loc, k, indexConst(b, loc, dim - 1));
 }
@@ -140,18 +142,19 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
     Value input = op.getInput();
     ArrayRef<int64_t> starts = op.getStart(), strides = op.getStride();
     rewriter.replaceOp(
-        op, gatherGeneric(rewriter, op.getLoc(), type, {}, {},
-                          [&](OpBuilder &b, Location loc, ArrayRef<Value> idx,
-                              ValueRange) {
-                            SmallVector<Value> at;
-                            for (int64_t i = 0; i < rank; ++i)
-                              at.push_back(arith::AddIOp::create(
-                                  b, loc,
-                                  arith::MulIOp::create(b, loc, idx[i],
-                                                        indexConst(b, loc, strides[i])),
-                                  indexConst(b, loc, starts[i])));
-                            return tensor::ExtractOp::create(b, loc, input, at);
-                          }));
+        op,
+        gatherGeneric(
+            rewriter, op.getLoc(), type, {}, {},
+            [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange) {
+              SmallVector<Value> at;
+              for (int64_t i = 0; i < rank; ++i)
+                at.push_back(arith::AddIOp::create(
+                    b, loc,
+                    arith::MulIOp::create(b, loc, idx[i],
+                                          indexConst(b, loc, strides[i])),
+                    indexConst(b, loc, starts[i])));
+              return tensor::ExtractOp::create(b, loc, input, at);
+            }));
     return success();
   }
 };
@@ -165,9 +168,10 @@ struct LowerPad : OpRewritePattern<PadOp> {
     int64_t rank = inType.getRank();
     ArrayRef<int64_t> pads = op.getPads();
     if (op.getMode() == PadMode::Constant) {
-      rewriter.replaceOp(op, padOrCrop(rewriter, loc, op.getInput(),
-                                       pads.take_front(rank), pads.drop_front(rank),
-                                       op.getValue().convertToDouble()));
+      rewriter.replaceOp(op,
+                         padOrCrop(rewriter, loc, op.getInput(),
+                                   pads.take_front(rank), pads.drop_front(rank),
+                                   op.getValue().convertToDouble()));
       return success();
     }
     bool reflect = op.getMode() == PadMode::Reflect;
@@ -178,13 +182,19 @@ struct LowerPad : OpRewritePattern<PadOp> {
           SmallVector<Value> at;
           for (int64_t i = 0; i < rank; ++i) {
             int64_t dim = inType.getDimSize(i);
-            Value j = arith::SubIOp::create(b, loc, idx[i], indexConst(b, loc, pads[i]));
-            Value zero = indexConst(b, loc, 0), last = indexConst(b, loc, dim - 1);
+            Value j = arith::SubIOp::create(b, loc, idx[i],
+                                            indexConst(b, loc, pads[i]));
+            Value zero = indexConst(b, loc, 0),
+                  last = indexConst(b, loc, dim - 1);
             if (reflect) {
-              Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, zero);
-              j = arith::SelectOp::create(b, loc, neg, arith::SubIOp::create(b, loc, zero, j), j);
-              Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, last);
-              Value mirrored = arith::SubIOp::create(b, loc, indexConst(b, loc, 2 * (dim - 1)), j);
+              Value neg = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::slt, j, zero);
+              j = arith::SelectOp::create(
+                  b, loc, neg, arith::SubIOp::create(b, loc, zero, j), j);
+              Value over = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::sgt, j, last);
+              Value mirrored = arith::SubIOp::create(
+                  b, loc, indexConst(b, loc, 2 * (dim - 1)), j);
               j = arith::SelectOp::create(b, loc, over, mirrored, j);
             }
             j = arith::MaxSIOp::create(b, loc, j, zero);

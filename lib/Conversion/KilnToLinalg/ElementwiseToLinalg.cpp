@@ -49,8 +49,9 @@ Value lessThanZero(OpBuilder &b, Location loc, Value x) {
 /// 1 / (1 + exp(-x))
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value e = exp(b, loc, arith::NegFOp::create(b, loc, x));
-  return arith::DivFOp::create(b, loc, cst(b, loc, x, 1),
-                               arith::AddFOp::create(b, loc, cst(b, loc, x, 1), e));
+  return arith::DivFOp::create(
+      b, loc, cst(b, loc, x, 1),
+      arith::AddFOp::create(b, loc, cst(b, loc, x, 1), e));
 }
 
 Value activation(OpBuilder &b, Location loc, ActivationKind kind, Value x,
@@ -106,8 +107,8 @@ Value activation(OpBuilder &b, Location loc, ActivationKind kind, Value x,
       return mul(b, loc, c(alpha),
                  math::TanhOp::create(b, loc, mul(b, loc, x, c(beta))));
     case ActivationKind::ThresholdedRelu: {
-      Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
-                                          c(alpha));
+      Value above =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, c(alpha));
       return arith::SelectOp::create(b, loc, above, x, c(0));
     }
     case ActivationKind::HardSwish: {
@@ -230,18 +231,20 @@ struct LowerUnary : OpRewritePattern<UnaryOp> {
 
 Value compare(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
   if (isa<FloatType>(x.getType())) {
-    arith::CmpFPredicate p = kind == BinaryKind::Equal     ? arith::CmpFPredicate::OEQ
-                             : kind == BinaryKind::Less      ? arith::CmpFPredicate::OLT
-                             : kind == BinaryKind::LessEqual ? arith::CmpFPredicate::OLE
-                             : kind == BinaryKind::Greater   ? arith::CmpFPredicate::OGT
-                                                             : arith::CmpFPredicate::OGE;
+    arith::CmpFPredicate p =
+        kind == BinaryKind::Equal       ? arith::CmpFPredicate::OEQ
+        : kind == BinaryKind::Less      ? arith::CmpFPredicate::OLT
+        : kind == BinaryKind::LessEqual ? arith::CmpFPredicate::OLE
+        : kind == BinaryKind::Greater   ? arith::CmpFPredicate::OGT
+                                        : arith::CmpFPredicate::OGE;
     return arith::CmpFOp::create(b, loc, p, x, y);
   }
-  arith::CmpIPredicate p = kind == BinaryKind::Equal     ? arith::CmpIPredicate::eq
-                           : kind == BinaryKind::Less      ? arith::CmpIPredicate::slt
-                           : kind == BinaryKind::LessEqual ? arith::CmpIPredicate::sle
-                           : kind == BinaryKind::Greater   ? arith::CmpIPredicate::sgt
-                                                           : arith::CmpIPredicate::sge;
+  arith::CmpIPredicate p =
+      kind == BinaryKind::Equal       ? arith::CmpIPredicate::eq
+      : kind == BinaryKind::Less      ? arith::CmpIPredicate::slt
+      : kind == BinaryKind::LessEqual ? arith::CmpIPredicate::sle
+      : kind == BinaryKind::Greater   ? arith::CmpIPredicate::sgt
+                                      : arith::CmpIPredicate::sge;
   return arith::CmpIOp::create(b, loc, p, x, y);
 }
 
@@ -274,9 +277,12 @@ Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
     // Floored: the result takes the divisor's sign.
     Value r = arith::RemSIOp::create(b, loc, x, y);
     Value zero = cst(b, loc, x, 0);
-    Value nonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
-    Value rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
-    Value yNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+    Value nonZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+    Value rNeg =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+    Value yNeg =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
     Value differ = arith::XOrIOp::create(b, loc, rNeg, yNeg);
     Value fix = arith::AndIOp::create(b, loc, nonZero, differ);
     return arith::SelectOp::create(b, loc, fix, add(b, loc, r, y), r);
@@ -363,23 +369,25 @@ struct LowerScale : OpRewritePattern<ScaleOp> {
     bool hasScale = bool(parts[0]), hasShift = bool(parts[1]),
          hasPower = bool(parts[2]);
     rewriter.replaceOp(
-        op, elementwise(rewriter, loc, type, inputs,
-                        [&](OpBuilder &b, Location l, ValueRange args) {
-                          Value v = args[0];
-                          unsigned next = 1;
-                          if (hasScale)
-                            v = mul(b, l, v, args[next++]);
-                          if (hasShift)
-                            v = add(b, l, v, args[next++]);
-                          if (hasPower) {
-                            Value p = args[next++];
-                            v = inF32(b, l, v, [&](OpBuilder &b, Location l, Value vf) -> Value {
-                              return math::PowFOp::create(
-                                  b, l, vf, convert(b, l, p, vf.getType()));
-                            });
-                          }
-                          return v;
-                        }));
+        op, elementwise(
+                rewriter, loc, type, inputs,
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value v = args[0];
+                  unsigned next = 1;
+                  if (hasScale)
+                    v = mul(b, l, v, args[next++]);
+                  if (hasShift)
+                    v = add(b, l, v, args[next++]);
+                  if (hasPower) {
+                    Value p = args[next++];
+                    v = inF32(b, l, v,
+                              [&](OpBuilder &b, Location l, Value vf) -> Value {
+                                return math::PowFOp::create(
+                                    b, l, vf, convert(b, l, p, vf.getType()));
+                              });
+                  }
+                  return v;
+                }));
     return success();
   }
 };
@@ -388,6 +396,6 @@ struct LowerScale : OpRewritePattern<ScaleOp> {
 
 void mlir::kiln::lowering::populateElementwisePatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerActivation, LowerUnary, LowerBinary, LowerSelect,
-               LowerCast, LowerScale>(patterns.getContext());
+  patterns.add<LowerActivation, LowerUnary, LowerBinary, LowerSelect, LowerCast,
+               LowerScale>(patterns.getContext());
 }

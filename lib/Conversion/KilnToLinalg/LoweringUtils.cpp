@@ -16,7 +16,8 @@ using namespace mlir::kiln::lowering;
 
 Value mlir::kiln::lowering::emptyTensor(OpBuilder &b, Location loc,
                                         RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
 }
 
 Value mlir::kiln::lowering::scalar(OpBuilder &b, Location loc, Type type,
@@ -80,8 +81,8 @@ Value mlir::kiln::lowering::elementwise(OpBuilder &b, Location loc,
     int64_t offset = rank - type.getRank();
     SmallVector<AffineExpr> exprs;
     for (int64_t i = 0; i < type.getRank(); ++i) {
-      bool stretched = type.getDimSize(i) == 1 &&
-                       resultType.getDimSize(offset + i) != 1;
+      bool stretched =
+          type.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1;
       exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
                                 : getAffineDimExpr(offset + i, ctx));
     }
@@ -151,10 +152,9 @@ Value mlir::kiln::lowering::padOrCrop(OpBuilder &b, Location loc, Value value,
   }
   if (crop) {
     auto cropped = RankedTensorType::get(sizes, type.getElementType());
-    value = tensor::ExtractSliceOp::create(b, loc, cropped, value,
-                                           ValueRange{}, ValueRange{},
-                                           ValueRange{}, offsets, sizes,
-                                           strides);
+    value = tensor::ExtractSliceOp::create(b, loc, cropped, value, ValueRange{},
+                                           ValueRange{}, ValueRange{}, offsets,
+                                           sizes, strides);
   }
   SmallVector<int64_t> lo, hi, padded(sizes);
   bool pad = false;
@@ -195,8 +195,9 @@ Value mlir::kiln::lowering::reduce(OpBuilder &b, Location loc, Value input,
     }
   }
   auto resultType = RankedTensorType::get(shape, type.getElementType());
-  Value acc = linalg::FillOp::create(b, loc, init, emptyTensor(b, loc, resultType))
-                  .getResult(0);
+  Value acc =
+      linalg::FillOp::create(b, loc, init, emptyTensor(b, loc, resultType))
+          .getResult(0);
   return generic(b, loc, acc, input, b.getMultiDimIdentityMap(rank),
                  AffineMap::get(rank, 0, outExprs, ctx), iterators, combine);
 }

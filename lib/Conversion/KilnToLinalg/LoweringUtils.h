@@ -46,8 +46,8 @@ Value generic(OpBuilder &b, Location loc, Value init, ValueRange inputs,
 Value reshape(OpBuilder &b, Location loc, Value value, RankedTensorType type);
 
 /// Pads (positive amounts) or crops (negative amounts) each dimension.
-Value padOrCrop(OpBuilder &b, Location loc, Value value,
-                ArrayRef<int64_t> low, ArrayRef<int64_t> high, double fill);
+Value padOrCrop(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> low,
+                ArrayRef<int64_t> high, double fill);
 
 /// Reduces `input` over `axes` (dropped from the result) with `combine`,
 /// starting from `init`.

@@ -36,7 +36,8 @@ Value product(OpBuilder &b, Location loc, Value lhs, Value rhs,
     for (int64_t i = 0; i < t.getRank() - 2; ++i) {
       bool stretched =
           t.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1;
-      exprs.push_back(stretched ? getAffineConstantExpr(0, ctx) : d(offset + i));
+      exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
+                                : d(offset + i));
     }
     exprs.push_back(row);
     exprs.push_back(col);
@@ -82,7 +83,8 @@ struct LowerFullyConnected : OpRewritePattern<FullyConnectedOp> {
     Value flat = reshape(rewriter, loc, op.getInput(),
                          RankedTensorType::get({outer, inner}, element));
     auto matType = RankedTensorType::get({outer, k}, element);
-    Value y = product(rewriter, loc, flat, op.getWeight(), false, true, matType);
+    Value y =
+        product(rewriter, loc, flat, op.getWeight(), false, true, matType);
     if (Value bias = op.getBias())
       y = elementwise(rewriter, loc, matType, {y, bias},
                       [](OpBuilder &b, Location loc, ValueRange a) {
@@ -106,14 +108,15 @@ struct LowerGemm : OpRewritePattern<GemmOp> {
     if (op.getC())
       inputs.push_back(op.getC());
     bool hasC = bool(op.getC());
-    y = elementwise(rewriter, loc, op.getType(), inputs,
-                    [&](OpBuilder &b, Location loc, ValueRange a) {
-                      Value v = mul(b, loc, a[0], scalar(b, loc, a[0].getType(), alpha));
-                      if (hasC)
-                        v = add(b, loc, v,
-                                mul(b, loc, a[1], scalar(b, loc, a[1].getType(), beta)));
-                      return v;
-                    });
+    y = elementwise(
+        rewriter, loc, op.getType(), inputs,
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          Value v = mul(b, loc, a[0], scalar(b, loc, a[0].getType(), alpha));
+          if (hasC)
+            v = add(b, loc, v,
+                    mul(b, loc, a[1], scalar(b, loc, a[1].getType(), beta)));
+          return v;
+        });
     rewriter.replaceOp(op, y);
     return success();
   }

@@ -58,18 +58,20 @@ struct LowerSoftmax : OpRewritePattern<OpTy> {
     Value m = maxOver(rewriter, loc, x, {axis});
     Value e = elementwise(rewriter, loc, type, {x, m},
                           [](OpBuilder &b, Location loc, ValueRange a) {
-                            return math::ExpOp::create(b, loc, sub(b, loc, a[0], a[1]));
+                            return math::ExpOp::create(b, loc,
+                                                       sub(b, loc, a[0], a[1]));
                           });
     Value s = sumOver(rewriter, loc, e, {axis});
-    Value r = isLog ? elementwise(rewriter, loc, type, {x, m, s},
-                                  [](OpBuilder &b, Location loc, ValueRange a) {
-                                    return sub(b, loc, sub(b, loc, a[0], a[1]),
-                                               math::LogOp::create(b, loc, a[2]));
-                                  })
-                    : elementwise(rewriter, loc, type, {e, s},
-                                  [](OpBuilder &b, Location loc, ValueRange a) {
-                                    return div(b, loc, a[0], a[1]);
-                                  });
+    Value r = isLog
+                  ? elementwise(rewriter, loc, type, {x, m, s},
+                                [](OpBuilder &b, Location loc, ValueRange a) {
+                                  return sub(b, loc, sub(b, loc, a[0], a[1]),
+                                             math::LogOp::create(b, loc, a[2]));
+                                })
+                  : elementwise(rewriter, loc, type, {e, s},
+                                [](OpBuilder &b, Location loc, ValueRange a) {
+                                  return div(b, loc, a[0], a[1]);
+                                });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -82,13 +84,14 @@ Value normalize(OpBuilder &b, Location loc, RankedTensorType type, Value x,
   if (bias)
     inputs.push_back(bias);
   bool hasBias = bool(bias);
-  return elementwise(b, loc, type, inputs,
-                     [&](OpBuilder &b, Location loc, ValueRange a) {
-                       Value e = scalar(b, loc, a[0].getType(), eps);
-                       Value denom = math::SqrtOp::create(b, loc, add(b, loc, a[2], e));
-                       Value v = mul(b, loc, div(b, loc, sub(b, loc, a[0], a[1]), denom), a[3]);
-                       return hasBias ? add(b, loc, v, a[4]) : v;
-                     });
+  return elementwise(
+      b, loc, type, inputs, [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value e = scalar(b, loc, a[0].getType(), eps);
+        Value denom = math::SqrtOp::create(b, loc, add(b, loc, a[2], e));
+        Value v =
+            mul(b, loc, div(b, loc, sub(b, loc, a[0], a[1]), denom), a[3]);
+        return hasBias ? add(b, loc, v, a[4]) : v;
+      });
 }
 
 /// Mean and (biased) variance over `axes`, kept as size-1 dimensions.
@@ -116,7 +119,8 @@ std::pair<Value, Value> moments(OpBuilder &b, Location loc, Value x,
 Value perChannel(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
   SmallVector<int64_t> shape(type.getRank() - 1, 1);
   shape[0] = type.getDimSize(1);
-  return reshape(b, loc, v, RankedTensorType::get(shape, type.getElementType()));
+  return reshape(b, loc, v,
+                 RankedTensorType::get(shape, type.getElementType()));
 }
 
 struct LowerBatchNorm : OpRewritePattern<BatchNormOp> {
@@ -144,11 +148,11 @@ struct LowerInstanceNorm : OpRewritePattern<InstanceNormOp> {
     for (int64_t i = 2; i < type.getRank(); ++i)
       axes.push_back(i);
     auto [mean, var] = moments(rewriter, loc, op.getInput(), axes);
-    rewriter.replaceOp(
-        op, normalize(rewriter, loc, type, op.getInput(), mean, var,
-                      perChannel(rewriter, loc, op.getScale(), type),
-                      perChannel(rewriter, loc, op.getBias(), type),
-                      op.getEpsilon().convertToDouble()));
+    rewriter.replaceOp(op,
+                       normalize(rewriter, loc, type, op.getInput(), mean, var,
+                                 perChannel(rewriter, loc, op.getScale(), type),
+                                 perChannel(rewriter, loc, op.getBias(), type),
+                                 op.getEpsilon().convertToDouble()));
     return success();
   }
 };
@@ -160,7 +164,8 @@ struct LowerLayerNorm : OpRewritePattern<LayerNormOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     SmallVector<int64_t> axes;
-    for (int64_t i = static_cast<int64_t>(op.getAxis()); i < type.getRank(); ++i)
+    for (int64_t i = static_cast<int64_t>(op.getAxis()); i < type.getRank();
+         ++i)
       axes.push_back(i);
     auto [mean, var] = moments(rewriter, loc, op.getInput(), axes);
     rewriter.replaceOp(op, normalize(rewriter, loc, type, op.getInput(), mean,
@@ -214,9 +219,11 @@ struct LowerLrn : OpRewritePattern<LrnOp> {
         op, elementwise(rewriter, loc, type, {op.getInput(), sums},
                         [&](OpBuilder &b, Location loc, ValueRange a) {
                           Type t = a[0].getType();
-                          Value base = add(b, loc, scalar(b, loc, t, bias),
-                                           mul(b, loc, a[1], scalar(b, loc, t, alpha)));
-                          Value p = math::PowFOp::create(b, loc, base, scalar(b, loc, t, beta));
+                          Value base =
+                              add(b, loc, scalar(b, loc, t, bias),
+                                  mul(b, loc, a[1], scalar(b, loc, t, alpha)));
+                          Value p = math::PowFOp::create(
+                              b, loc, base, scalar(b, loc, t, beta));
                           return div(b, loc, a[0], p);
                         }));
     return success();
@@ -237,38 +244,42 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
       // m + log(sum(exp(x - m))), m the (finite) maximum: no overflow.
       Value m = maxOver(rewriter, loc, x, axes);
       auto keptType = cast<RankedTensorType>(m.getType());
-      Value safe = elementwise(rewriter, loc, keptType, {m},
-                               [](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                                 Value finite = arith::CmpFOp::create(
-                                     b, loc, arith::CmpFPredicate::OLT,
-                                     math::AbsFOp::create(b, loc, a[0]),
-                                     highest(b, loc, a[0].getType()));
-                                 return arith::SelectOp::create(
-                                     b, loc, finite, a[0], scalar(b, loc, a[0].getType(), 0));
-                               });
-      Value e = elementwise(rewriter, loc, type, {x, safe},
-                            [](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                              return math::ExpOp::create(b, loc, sub(b, loc, a[0], a[1]));
-                            });
+      Value safe = elementwise(
+          rewriter, loc, keptType, {m},
+          [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            Value finite =
+                arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                      math::AbsFOp::create(b, loc, a[0]),
+                                      highest(b, loc, a[0].getType()));
+            return arith::SelectOp::create(b, loc, finite, a[0],
+                                           scalar(b, loc, a[0].getType(), 0));
+          });
+      Value e = elementwise(
+          rewriter, loc, type, {x, safe},
+          [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            return math::ExpOp::create(b, loc, sub(b, loc, a[0], a[1]));
+          });
       Value s = sumOver(rewriter, loc, e, axes);
-      Value r = elementwise(rewriter, loc, keptType, {s, safe},
-                            [](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                              return add(b, loc, math::LogOp::create(b, loc, a[0]), a[1]);
-                            });
+      Value r = elementwise(
+          rewriter, loc, keptType, {s, safe},
+          [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            return add(b, loc, math::LogOp::create(b, loc, a[0]), a[1]);
+          });
       rewriter.replaceOp(op, reshape(rewriter, loc, r, op.getType()));
       return success();
     }
     // Before: |x| or x^2.
     if (kind == ReduceKind::L1 || kind == ReduceKind::L2 ||
         kind == ReduceKind::SumSquare)
-      x = elementwise(rewriter, loc, type, {x},
-                      [kind](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                        if (kind == ReduceKind::L1)
-                          return isa<FloatType>(a[0].getType())
-                                     ? Value(math::AbsFOp::create(b, loc, a[0]))
-                                     : Value(math::AbsIOp::create(b, loc, a[0]));
-                        return mul(b, loc, a[0], a[0]);
-                      });
+      x = elementwise(
+          rewriter, loc, type, {x},
+          [kind](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            if (kind == ReduceKind::L1)
+              return isa<FloatType>(a[0].getType())
+                         ? Value(math::AbsFOp::create(b, loc, a[0]))
+                         : Value(math::AbsIOp::create(b, loc, a[0]));
+            return mul(b, loc, a[0], a[0]);
+          });
     Value init;
     if (kind == ReduceKind::Max)
       init = lowest(rewriter, loc, element);
@@ -296,14 +307,15 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
     // After: mean divides, l2 takes the root, log_sum the log.
     if (kind == ReduceKind::Mean || kind == ReduceKind::L2 ||
         kind == ReduceKind::LogSum)
-      r = elementwise(rewriter, loc, op.getType(), {r},
-                      [kind, count](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                        if (kind == ReduceKind::Mean)
-                          return div(b, loc, a[0], scalar(b, loc, a[0].getType(), count));
-                        if (kind == ReduceKind::L2)
-                          return math::SqrtOp::create(b, loc, a[0]);
-                        return math::LogOp::create(b, loc, a[0]);
-                      });
+      r = elementwise(
+          rewriter, loc, op.getType(), {r},
+          [kind, count](OpBuilder &b, Location loc, ValueRange a) -> Value {
+            if (kind == ReduceKind::Mean)
+              return div(b, loc, a[0], scalar(b, loc, a[0].getType(), count));
+            if (kind == ReduceKind::L2)
+              return math::SqrtOp::create(b, loc, a[0]);
+            return math::LogOp::create(b, loc, a[0]);
+          });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -334,40 +346,50 @@ struct LowerArgReduce : OpRewritePattern<ArgReduceOp> {
     }
     auto valType = RankedTensorType::get(shape, element);
     auto idxType = RankedTensorType::get(shape, rewriter.getI64Type());
-    Value valInit = linalg::FillOp::create(
-        rewriter, loc, isMax ? lowest(rewriter, loc, element) : highest(rewriter, loc, element),
-        emptyTensor(rewriter, loc, valType)).getResult(0);
+    Value valInit =
+        linalg::FillOp::create(rewriter, loc,
+                               isMax ? lowest(rewriter, loc, element)
+                                     : highest(rewriter, loc, element),
+                               emptyTensor(rewriter, loc, valType))
+            .getResult(0);
     Value idxInit = filledTensor(rewriter, loc, idxType, 0);
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{valType, idxType}, ValueRange{op.getInput()},
         ValueRange{valInit, idxInit},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), outMap, outMap},
-        it, "", "",
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), outMap,
+                            outMap},
+        it, "", "", [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], best = args[1], bestIdx = args[2];
           Value idx = arith::IndexCastOp::create(
               b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
           Value better;
           if (isa<FloatType>(element)) {
-            auto pred = isMax ? (last ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
-                              : (last ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
+            auto pred = isMax ? (last ? arith::CmpFPredicate::OGE
+                                      : arith::CmpFPredicate::OGT)
+                              : (last ? arith::CmpFPredicate::OLE
+                                      : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(b, l, pred, x, best);
           } else {
-            auto pred = isMax ? (last ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
-                              : (last ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt);
+            auto pred = isMax ? (last ? arith::CmpIPredicate::sge
+                                      : arith::CmpIPredicate::sgt)
+                              : (last ? arith::CmpIPredicate::sle
+                                      : arith::CmpIPredicate::slt);
             better = arith::CmpIOp::create(b, l, pred, x, best);
           }
           // The first element always wins, so an all -inf (or NaN-free
           // extreme) row still reports index 0.
-          Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, idx,
-                                              scalar(b, l, b.getI64Type(), 0));
+          Value first =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, idx,
+                                    scalar(b, l, b.getI64Type(), 0));
           better = arith::OrIOp::create(b, l, better, first);
           linalg::YieldOp::create(
-              b, l, ValueRange{arith::SelectOp::create(b, l, better, x, best),
-                               arith::SelectOp::create(b, l, better, idx, bestIdx)});
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, better, x, best),
+                         arith::SelectOp::create(b, l, better, idx, bestIdx)});
         });
-    rewriter.replaceOp(op, reshape(rewriter, loc, generic.getResult(1), op.getType()));
+    rewriter.replaceOp(
+        op, reshape(rewriter, loc, generic.getResult(1), op.getType()));
     return success();
   }
 };

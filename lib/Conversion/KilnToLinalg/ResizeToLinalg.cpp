@@ -69,7 +69,8 @@ struct LowerResize : OpRewritePattern<ResizeOp> {
           auto clampIndex = [&](Value v, int64_t dim) {
             Value zero = arith::ConstantIndexOp::create(b, l, 0);
             Value last = arith::ConstantIndexOp::create(b, l, dim - 1);
-            return arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, v, zero), last);
+            return arith::MinSIOp::create(
+                b, l, arith::MaxSIOp::create(b, l, v, zero), last);
           };
           // Per dimension: the nearest index, or the first tap's index and
           // the weight of each tap.
@@ -83,24 +84,36 @@ struct LowerResize : OpRewritePattern<ResizeOp> {
             }
             int64_t in = inType.getDimSize(i), out = outType.getDimSize(i);
             Value x = arith::SIToFPOp::create(
-                b, l, f32, arith::IndexCastOp::create(b, l, b.getI64Type(), idx));
+                b, l, f32,
+                arith::IndexCastOp::create(b, l, b.getI64Type(), idx));
             Value orig;
             switch (transform) {
             case CoordinateTransform::HalfPixel:
               orig = arith::SubFOp::create(
-                  b, l, arith::DivFOp::create(b, l, arith::AddFOp::create(b, l, x, f(0.5)), f(scales[i])), f(0.5));
+                  b, l,
+                  arith::DivFOp::create(b, l,
+                                        arith::AddFOp::create(b, l, x, f(0.5)),
+                                        f(scales[i])),
+                  f(0.5));
               break;
             case CoordinateTransform::PytorchHalfPixel:
-              orig = out > 1 ? Value(arith::SubFOp::create(
-                                   b, l, arith::DivFOp::create(b, l, arith::AddFOp::create(b, l, x, f(0.5)), f(scales[i])), f(0.5)))
-                             : f(0);
+              orig = out > 1
+                         ? Value(arith::SubFOp::create(
+                               b, l,
+                               arith::DivFOp::create(
+                                   b, l, arith::AddFOp::create(b, l, x, f(0.5)),
+                                   f(scales[i])),
+                               f(0.5)))
+                         : f(0);
               break;
             case CoordinateTransform::AlignCorners: {
               // ONNX uses the unrounded output length in * scale.
-              double length = op.getScales() ? double(in) * scales[i] : double(out);
-              orig = length <= 1 ? f(0)
-                                 : Value(arith::MulFOp::create(
-                                       b, l, x, f(double(in - 1) / (length - 1))));
+              double length =
+                  op.getScales() ? double(in) * scales[i] : double(out);
+              orig = length <= 1
+                         ? f(0)
+                         : Value(arith::MulFOp::create(
+                               b, l, x, f(double(in - 1) / (length - 1))));
               break;
             }
             case CoordinateTransform::Asymmetric:
@@ -111,10 +124,12 @@ struct LowerResize : OpRewritePattern<ResizeOp> {
               Value r;
               switch (rounding) {
               case NearestRounding::RoundPreferFloor:
-                r = math::CeilOp::create(b, l, arith::SubFOp::create(b, l, orig, f(0.5)));
+                r = math::CeilOp::create(
+                    b, l, arith::SubFOp::create(b, l, orig, f(0.5)));
                 break;
               case NearestRounding::RoundPreferCeil:
-                r = math::FloorOp::create(b, l, arith::AddFOp::create(b, l, orig, f(0.5)));
+                r = math::FloorOp::create(
+                    b, l, arith::AddFOp::create(b, l, orig, f(0.5)));
                 break;
               case NearestRounding::Floor:
                 r = math::FloorOp::create(b, l, orig);
@@ -129,21 +144,33 @@ struct LowerResize : OpRewritePattern<ResizeOp> {
             Value lo = math::FloorOp::create(b, l, orig);
             Value t = arith::SubFOp::create(b, l, orig, lo);
             base.push_back(toIndex(lo));
-            auto mulf = [&](Value p, Value q) { return arith::MulFOp::create(b, l, p, q); };
-            auto subf = [&](Value p, Value q) { return arith::SubFOp::create(b, l, p, q); };
-            auto addf = [&](Value p, Value q) { return arith::AddFOp::create(b, l, p, q); };
+            auto mulf = [&](Value p, Value q) {
+              return arith::MulFOp::create(b, l, p, q);
+            };
+            auto subf = [&](Value p, Value q) {
+              return arith::SubFOp::create(b, l, p, q);
+            };
+            auto addf = [&](Value p, Value q) {
+              return arith::AddFOp::create(b, l, p, q);
+            };
             if (!cubic) {
               weights[i] = {subf(f(1), t), t};
               continue;
             }
             // Keys' cubic convolution with parameter a, taps at -1..2.
-            auto outer = [&](Value d) { // ((a d - 5a) d + 8a) d - 4a, |d| in [1, 2)
-              return subf(mulf(addf(mulf(subf(mulf(f(a), d), f(5 * a)), d), f(8 * a)), d),
-                          f(4 * a));
-            };
-            auto inner = [&](Value d) { // ((a + 2) d - (a + 3)) d^2 + 1, |d| < 1
-              return addf(mulf(mulf(subf(mulf(f(a + 2), d), f(a + 3)), d), d), f(1));
-            };
+            auto outer =
+                [&](Value d) { // ((a d - 5a) d + 8a) d - 4a, |d| in [1, 2)
+                  return subf(mulf(addf(mulf(subf(mulf(f(a), d), f(5 * a)), d),
+                                        f(8 * a)),
+                                   d),
+                              f(4 * a));
+                };
+            auto inner =
+                [&](Value d) { // ((a + 2) d - (a + 3)) d^2 + 1, |d| < 1
+                  return addf(
+                      mulf(mulf(subf(mulf(f(a + 2), d), f(a + 3)), d), d),
+                      f(1));
+                };
             weights[i] = {outer(addf(t, f(1))), inner(t), inner(subf(f(1), t)),
                           outer(subf(f(2), t))};
           }
@@ -160,12 +187,15 @@ struct LowerResize : OpRewritePattern<ResizeOp> {
               int64_t tap = rest % taps;
               rest /= taps;
               Value shifted = arith::AddIOp::create(
-                  b, l, base[dim], arith::ConstantIndexOp::create(b, l, first + tap));
+                  b, l, base[dim],
+                  arith::ConstantIndexOp::create(b, l, first + tap));
               at[dim] = clampIndex(shifted, inType.getDimSize(dim));
               w = arith::MulFOp::create(b, l, w, weights[dim][tap]);
             }
-            Value v = convert(b, l, tensor::ExtractOp::create(b, l, input, at), f32);
-            acc = arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, w, v));
+            Value v =
+                convert(b, l, tensor::ExtractOp::create(b, l, input, at), f32);
+            acc = arith::AddFOp::create(b, l, acc,
+                                        arith::MulFOp::create(b, l, w, v));
           }
           return convert(b, l, acc, element);
         });

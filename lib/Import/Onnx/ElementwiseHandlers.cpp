@@ -36,19 +36,19 @@ FailureOr<Value> legacyBroadcast(NodeContext &nc, Value a, Value b) {
   return nc.reshape(b, shape);
 }
 
-template <BinaryKind kind>
-LogicalResult binary(NodeContext &nc) {
+template <BinaryKind kind> LogicalResult binary(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   FailureOr<Value> rhs = legacyBroadcast(nc, nc.input(0), nc.input(1));
   if (failed(rhs))
     return failure();
   return nc.result(nc.create<BinaryOp>(
-          {nc.input(0), *rhs},
-          {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))}));
+      {nc.input(0), *rhs},
+      {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))}));
 }
 
-FailureOr<Value> makeBinary(NodeContext &nc, BinaryKind kind, Value a, Value b) {
+FailureOr<Value> makeBinary(NodeContext &nc, BinaryKind kind, Value a,
+                            Value b) {
   return nc.create<BinaryOp>(
       {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
 }
@@ -99,16 +99,15 @@ LogicalResult where(NodeContext &nc) {
 
 LogicalResult unaryOn(NodeContext &nc, UnaryKind kind, Value x) {
   return nc.result(nc.create<UnaryOp>(
-          {x}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))}));
+      {x}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))}));
 }
 
-template <UnaryKind kind>
-LogicalResult unary(NodeContext &nc) {
+template <UnaryKind kind> LogicalResult unary(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   return nc.result(nc.create<UnaryOp>(
-          {nc.input(0)},
-          {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))}));
+      {nc.input(0)},
+      {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), kind))}));
 }
 
 FailureOr<Value> makeActivation(NodeContext &nc, ActivationKind kind, Value x,
@@ -124,8 +123,7 @@ FailureOr<Value> makeActivation(NodeContext &nc, ActivationKind kind, Value x,
 }
 
 /// An activation; `alpha`/`beta` name the ONNX attributes and defaults.
-template <ActivationKind kind>
-LogicalResult activation(NodeContext &nc) {
+template <ActivationKind kind> LogicalResult activation(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   std::optional<float> alpha, beta;
@@ -215,13 +213,15 @@ LogicalResult pow(NodeContext &nc) {
   auto baseType = nc.inputType(0);
   auto expType = cast<RankedTensorType>(rhs->getType());
   Type element = baseType.getElementType();
-  bool intPower = isa<IntegerType>(element) &&
-                  isa<IntegerType>(expType.getElementType());
-  Type compute = isa<FloatType>(element) || intPower ? element : nc.b.getF32Type();
+  bool intPower =
+      isa<IntegerType>(element) && isa<IntegerType>(expType.getElementType());
+  Type compute =
+      isa<FloatType>(element) || intPower ? element : nc.b.getF32Type();
   auto castTo = [&](Value v, RankedTensorType t) -> FailureOr<Value> {
     if (t.getElementType() == compute)
       return v;
-    return nc.createTyped<CastOp>(RankedTensorType::get(t.getShape(), compute), {v});
+    return nc.createTyped<CastOp>(RankedTensorType::get(t.getShape(), compute),
+                                  {v});
   };
   FailureOr<Value> base = castTo(nc.input(0), baseType);
   FailureOr<Value> exponent =
@@ -233,7 +233,8 @@ LogicalResult pow(NodeContext &nc) {
     return failure();
   if (compute != element) {
     auto type = cast<RankedTensorType>(r->getType());
-    r = nc.createTyped<CastOp>(RankedTensorType::get(type.getShape(), element), {*r});
+    r = nc.createTyped<CastOp>(RankedTensorType::get(type.getShape(), element),
+                               {*r});
     if (failed(r))
       return failure();
   }
@@ -261,9 +262,9 @@ LogicalResult prelu(NodeContext &nc) {
   }
   Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0.0);
   FailureOr<Value> negative = makeBinary(nc, BinaryKind::Less, x, zero);
-  FailureOr<Value> scaled =
-      failed(negative) ? FailureOr<Value>(failure())
-                       : makeBinary(nc, BinaryKind::Mul, x, slope);
+  FailureOr<Value> scaled = failed(negative)
+                                ? FailureOr<Value>(failure())
+                                : makeBinary(nc, BinaryKind::Mul, x, slope);
   if (failed(scaled))
     return failure();
   return nc.result(nc.create<SelectOp>({*negative, *scaled, x}));
@@ -272,14 +273,15 @@ LogicalResult prelu(NodeContext &nc) {
 LogicalResult castTo(NodeContext &nc, Type element) {
   auto type = nc.inputType(0);
   return nc.result(nc.createTyped<CastOp>(
-          RankedTensorType::get(type.getShape(), element), {nc.input(0)}));
+      RankedTensorType::get(type.getShape(), element), {nc.input(0)}));
 }
 
 LogicalResult castHandler(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   int64_t to = nc.getInt("to", 0);
-  Type element = convertElementType(nc.b.getContext(), static_cast<int32_t>(to));
+  Type element =
+      convertElementType(nc.b.getContext(), static_cast<int32_t>(to));
   if (!element)
     return nc.unsupported("cast to " + dataTypeName(static_cast<int32_t>(to)) +
                           " is not supported");
@@ -300,22 +302,28 @@ LogicalResult shrink(NodeContext &nc) {
   auto scalarType = RankedTensorType::get({}, type.getElementType());
   double lambd = nc.getFloat("lambd", 0.5f), bias = nc.getFloat("bias", 0.0f);
   Value x = nc.input(0);
-  FailureOr<Value> below = makeBinary(nc, BinaryKind::Less, x, nc.splat(scalarType, -lambd));
-  FailureOr<Value> above = makeBinary(nc, BinaryKind::Greater, x, nc.splat(scalarType, lambd));
-  FailureOr<Value> up = makeBinary(nc, BinaryKind::Add, x, nc.splat(scalarType, bias));
-  FailureOr<Value> down = makeBinary(nc, BinaryKind::Sub, x, nc.splat(scalarType, bias));
+  FailureOr<Value> below =
+      makeBinary(nc, BinaryKind::Less, x, nc.splat(scalarType, -lambd));
+  FailureOr<Value> above =
+      makeBinary(nc, BinaryKind::Greater, x, nc.splat(scalarType, lambd));
+  FailureOr<Value> up =
+      makeBinary(nc, BinaryKind::Add, x, nc.splat(scalarType, bias));
+  FailureOr<Value> down =
+      makeBinary(nc, BinaryKind::Sub, x, nc.splat(scalarType, bias));
   if (failed(below) || failed(above) || failed(up) || failed(down))
     return failure();
-  FailureOr<Value> inner = nc.create<SelectOp>({*above, *down, nc.splat(scalarType, 0)});
+  FailureOr<Value> inner =
+      nc.create<SelectOp>({*above, *down, nc.splat(scalarType, 0)});
   return nc.result(failed(inner) ? FailureOr<Value>(failure())
-                                         : nc.create<SelectOp>({*below, *up, *inner}));
+                                 : nc.create<SelectOp>({*below, *up, *inner}));
 }
 
 /// IsNaN: x != x.
 LogicalResult isNaN(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
-  FailureOr<Value> eq = makeBinary(nc, BinaryKind::Equal, nc.input(0), nc.input(0));
+  FailureOr<Value> eq =
+      makeBinary(nc, BinaryKind::Equal, nc.input(0), nc.input(0));
   if (failed(eq))
     return failure();
   return unaryOn(nc, UnaryKind::Not, *eq);
@@ -330,10 +338,12 @@ LogicalResult isInf(NodeContext &nc) {
   bool positive = nc.getInt("detect_positive", 1) != 0;
   bool negative = nc.getInt("detect_negative", 1) != 0;
   Value result;
-  for (auto [detect, sign] : {std::pair{positive, 1.0}, std::pair{negative, -1.0}}) {
+  for (auto [detect, sign] :
+       {std::pair{positive, 1.0}, std::pair{negative, -1.0}}) {
     if (!detect)
       continue;
-    Value inf = nc.splat(scalarType, sign * std::numeric_limits<double>::infinity());
+    Value inf =
+        nc.splat(scalarType, sign * std::numeric_limits<double>::infinity());
     FailureOr<Value> eq = makeBinary(nc, BinaryKind::Equal, nc.input(0), inf);
     if (failed(eq))
       return failure();

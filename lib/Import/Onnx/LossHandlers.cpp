@@ -28,13 +28,15 @@ FailureOr<Value> sumAll(NodeContext &nc, Value v) {
   for (int64_t i = 0; i < type.getRank(); ++i)
     axes.push_back(i);
   return nc.create<ReduceOp>(
-      {v}, {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), ReduceKind::Sum)),
+      {v}, {nc.named("kind",
+                     ReduceKindAttr::get(nc.b.getContext(), ReduceKind::Sum)),
             nc.named("axes", nc.i64s(axes))});
 }
 
 /// The NLL loss of log-probabilities `logp` (N x C x d...) for `target`
 /// (N x d...), with optional class `weight` (C), `reduction` and ignore_index.
-FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target, Value weight) {
+FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target,
+                         Value weight) {
   auto type = cast<RankedTensorType>(logp.getType());
   auto ttype = cast<RankedTensorType>(target.getType());
   if (type.getRank() < 2 || ttype.getRank() != type.getRank() - 1)
@@ -50,7 +52,8 @@ FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target, Value weight
     if (failed(eq))
       return failure();
     FailureOr<Value> notEq = nc.create<UnaryOp>(
-        {*eq}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), UnaryKind::Not))});
+        {*eq}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
+                                                    UnaryKind::Not))});
     if (failed(notEq))
       return failure();
     valid = *notEq;
@@ -61,14 +64,17 @@ FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target, Value weight
     t = *safe;
   }
   // Score of the target class: gather_elements along the class axis.
-  FailureOr<Value> t1 = nc.create<UnsqueezeOp>({t}, {nc.named("axes", nc.i64s({1}))});
+  FailureOr<Value> t1 =
+      nc.create<UnsqueezeOp>({t}, {nc.named("axes", nc.i64s({1}))});
   FailureOr<Value> picked =
-      failed(t1) ? FailureOr<Value>(failure())
-                 : nc.create<GatherElementsOp>(
-                       {logp, *t1}, {nc.named("axis", nc.b.getI64IntegerAttr(1))});
+      failed(t1)
+          ? FailureOr<Value>(failure())
+          : nc.create<GatherElementsOp>(
+                {logp, *t1}, {nc.named("axis", nc.b.getI64IntegerAttr(1))});
   FailureOr<Value> score =
-      failed(picked) ? FailureOr<Value>(failure())
-                     : nc.create<SqueezeOp>({*picked}, {nc.named("axes", nc.i64s({1}))});
+      failed(picked)
+          ? FailureOr<Value>(failure())
+          : nc.create<SqueezeOp>({*picked}, {nc.named("axes", nc.i64s({1}))});
   if (failed(score))
     return failure();
   // Per-element weights: weight[target] (or 1), 0 where ignored.
@@ -90,9 +96,10 @@ FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target, Value weight
     w = *masked;
   }
   FailureOr<Value> neg = nc.create<UnaryOp>(
-      {*score}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(), UnaryKind::Neg))});
-  FailureOr<Value> loss =
-      failed(neg) ? FailureOr<Value>(failure()) : binaryOf(nc, BinaryKind::Mul, *neg, w);
+      {*score}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
+                                                     UnaryKind::Neg))});
+  FailureOr<Value> loss = failed(neg) ? FailureOr<Value>(failure())
+                                      : binaryOf(nc, BinaryKind::Mul, *neg, w);
   if (failed(loss))
     return failure();
   std::string reduction = nc.getString("reduction", "mean");
@@ -129,8 +136,8 @@ LogicalResult softmaxCrossEntropy(NodeContext &nc) {
       {nc.input(0)}, {nc.named("axis", nc.b.getI64IntegerAttr(1))});
   if (failed(logp))
     return failure();
-  FailureOr<Value> loss = nllLoss(nc, *logp, nc.input(1),
-                                  nc.hasInput(2) ? nc.input(2) : Value());
+  FailureOr<Value> loss =
+      nllLoss(nc, *logp, nc.input(1), nc.hasInput(2) ? nc.input(2) : Value());
   if (failed(loss))
     return failure();
   nc.setOutput(0, *loss);
@@ -140,7 +147,8 @@ LogicalResult softmaxCrossEntropy(NodeContext &nc) {
 
 } // namespace
 
-void mlir::kiln::onnx_import::appendLossHandlers(std::vector<HandlerEntry> &table) {
+void mlir::kiln::onnx_import::appendLossHandlers(
+    std::vector<HandlerEntry> &table) {
   static const HandlerEntry entries[] = {
       {"NegativeLogLikelihoodLoss", 12, negativeLogLikelihood},
       {"SoftmaxCrossEntropyLoss", 12, softmaxCrossEntropy},

@@ -65,8 +65,10 @@ FailureOr<Window> readWindow(NodeContext &nc, RankedTensorType input,
     for (size_t i = 0; i < k; ++i) {
       int64_t in = input.getDimSize(2 + i);
       int64_t out = (in + w.strides[i] - 1) / w.strides[i];
-      int64_t total = std::max<int64_t>(
-          (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - in, 0);
+      int64_t total =
+          std::max<int64_t>((out - 1) * w.strides[i] +
+                                (w.kernel[i] - 1) * w.dilations[i] + 1 - in,
+                            0);
       int64_t small = total / 2, large = total - small;
       w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
       w.pads[k + i] = autoPad == "SAME_UPPER" ? large : small;
@@ -101,10 +103,11 @@ LogicalResult conv(NodeContext &nc) {
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
   return nc.result(nc.create<ConvolutionOp>(
-          operands, {nc.named("strides", nc.i64s(w->strides)),
-                     nc.named("pads", nc.i64s(w->pads)),
-                     nc.named("dilations", nc.i64s(w->dilations)),
-                     nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
+      operands,
+      {nc.named("strides", nc.i64s(w->strides)),
+       nc.named("pads", nc.i64s(w->pads)),
+       nc.named("dilations", nc.i64s(w->dilations)),
+       nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
 }
 
 LogicalResult convTranspose(NodeContext &nc) {
@@ -123,7 +126,8 @@ LogicalResult convTranspose(NodeContext &nc) {
   if (outputPadding.empty())
     outputPadding.assign(k, 0);
   SmallVector<int64_t> outputShape = nc.getInts("output_shape");
-  if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+  if (!outputShape.empty() || autoPad == "SAME_UPPER" ||
+      autoPad == "SAME_LOWER") {
     if (outputShape.empty())
       for (size_t i = 0; i < k; ++i)
         outputShape.push_back(input.getDimSize(2 + i) * w->strides[i]);
@@ -132,10 +136,9 @@ LogicalResult convTranspose(NodeContext &nc) {
     if (outputShape.size() != k)
       return nc.fail("expects output_shape with " + Twine(k) + " entries");
     for (size_t i = 0; i < k; ++i) {
-      int64_t total = w->strides[i] * (input.getDimSize(2 + i) - 1) +
-                      outputPadding[i] +
-                      ((w->kernel[i] - 1) * w->dilations[i] + 1) -
-                      outputShape[i];
+      int64_t total =
+          w->strides[i] * (input.getDimSize(2 + i) - 1) + outputPadding[i] +
+          ((w->kernel[i] - 1) * w->dilations[i] + 1) - outputShape[i];
       if (total < 0) {
         // Not reachable with pads alone: extend with output padding.
         outputPadding[i] -= total;
@@ -153,15 +156,15 @@ LogicalResult convTranspose(NodeContext &nc) {
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
   return nc.result(nc.create<DeconvolutionOp>(
-          operands, {nc.named("strides", nc.i64s(w->strides)),
-                     nc.named("pads", nc.i64s(w->pads)),
-                     nc.named("dilations", nc.i64s(w->dilations)),
-                     nc.named("output_padding", nc.i64s(outputPadding)),
-                     nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
+      operands,
+      {nc.named("strides", nc.i64s(w->strides)),
+       nc.named("pads", nc.i64s(w->pads)),
+       nc.named("dilations", nc.i64s(w->dilations)),
+       nc.named("output_padding", nc.i64s(outputPadding)),
+       nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
 }
 
-template <PoolKind kind>
-LogicalResult pool(NodeContext &nc) {
+template <PoolKind kind> LogicalResult pool(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   if (nc.hasOutput(1))
@@ -183,18 +186,19 @@ LogicalResult pool(NodeContext &nc) {
   return nc.result(nc.create<PoolOp>({nc.input(0)}, attrs));
 }
 
-template <PoolKind kind>
-LogicalResult globalPool(NodeContext &nc) {
+template <PoolKind kind> LogicalResult globalPool(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   return nc.result(nc.create<GlobalPoolOp>(
-          {nc.input(0)}, {nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind))}));
+      {nc.input(0)},
+      {nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind))}));
 }
 
 LogicalResult batchNorm(NodeContext &nc) {
   if (failed(nc.requireInputs(5)))
     return failure();
-  if (nc.getInt("training_mode", 0) || (nc.opset < 7 && !nc.getInt("is_test", 0)))
+  if (nc.getInt("training_mode", 0) ||
+      (nc.opset < 7 && !nc.getInt("is_test", 0)))
     return nc.unsupported("training mode is not supported");
   if (nc.getInt("spatial", 1) != 1)
     return nc.unsupported("spatial = 0 is not supported");
@@ -202,16 +206,18 @@ LogicalResult batchNorm(NodeContext &nc) {
     if (nc.hasOutput(i))
       return nc.unsupported("the running statistics outputs are not supported");
   return nc.result(nc.create<BatchNormOp>(
-          {nc.input(0), nc.input(1), nc.input(2), nc.input(3), nc.input(4)},
-          {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))}));
+      {nc.input(0), nc.input(1), nc.input(2), nc.input(3), nc.input(4)},
+      {nc.named("epsilon",
+                nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))}));
 }
 
 LogicalResult instanceNorm(NodeContext &nc) {
   if (failed(nc.requireInputs(3)))
     return failure();
   return nc.result(nc.create<InstanceNormOp>(
-          {nc.input(0), nc.input(1), nc.input(2)},
-          {nc.named("epsilon", nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))}));
+      {nc.input(0), nc.input(1), nc.input(2)},
+      {nc.named("epsilon",
+                nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))}));
 }
 
 /// LayerNormalization-17: normalize over the dimensions from `axis` on. The
@@ -220,7 +226,8 @@ LogicalResult layerNorm(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   auto type = nc.inputType(0);
-  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", -1), type.getRank(), "axis");
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", -1), type.getRank(), "axis");
   if (failed(axis))
     return failure();
   float epsilon = nc.getFloat("epsilon", 1e-5f);
@@ -242,13 +249,15 @@ LogicalResult layerNorm(NodeContext &nc) {
     axes.push_back(i);
   auto meanOf = [&](Value v) {
     return nc.create<ReduceOp>(
-        {v}, {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), ReduceKind::Mean)),
+        {v}, {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(),
+                                                   ReduceKind::Mean)),
               nc.named("axes", nc.i64s(axes)),
               nc.named("keep_dims", nc.b.getBoolAttr(true))});
   };
   auto binary = [&](BinaryKind kind, Value a, Value b) {
     return nc.create<BinaryOp>(
-        {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
+        {a, b},
+        {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
   };
   auto unary = [&](UnaryKind kind, Value a) {
     return nc.create<UnaryOp>(
@@ -258,12 +267,14 @@ LogicalResult layerNorm(NodeContext &nc) {
   if (failed(mean))
     return failure();
   FailureOr<Value> centered = binary(BinaryKind::Sub, nc.input(0), *mean);
-  FailureOr<Value> sq = failed(centered) ? FailureOr<Value>(failure())
-                                         : binary(BinaryKind::Mul, *centered, *centered);
+  FailureOr<Value> sq = failed(centered)
+                            ? FailureOr<Value>(failure())
+                            : binary(BinaryKind::Mul, *centered, *centered);
   FailureOr<Value> var = failed(sq) ? FailureOr<Value>(failure()) : meanOf(*sq);
   if (failed(var))
     return failure();
-  Value eps = nc.splat(RankedTensorType::get({}, type.getElementType()), epsilon);
+  Value eps =
+      nc.splat(RankedTensorType::get({}, type.getElementType()), epsilon);
   FailureOr<Value> shifted = binary(BinaryKind::Add, *var, eps);
   FailureOr<Value> root = failed(shifted) ? FailureOr<Value>(failure())
                                           : unary(UnaryKind::Sqrt, *shifted);
@@ -282,11 +293,11 @@ LogicalResult lrn(NodeContext &nc) {
   if (!nc.hasAttr("size"))
     return nc.fail("expects attribute 'size'");
   return nc.result(nc.create<LrnOp>(
-          {nc.input(0)},
-          {nc.named("size", nc.b.getI64IntegerAttr(nc.getInt("size", 1))),
-           nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1e-4f))),
-           nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 0.75f))),
-           nc.named("bias", nc.b.getF32FloatAttr(nc.getFloat("bias", 1.0f)))}));
+      {nc.input(0)},
+      {nc.named("size", nc.b.getI64IntegerAttr(nc.getInt("size", 1))),
+       nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1e-4f))),
+       nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 0.75f))),
+       nc.named("bias", nc.b.getF32FloatAttr(nc.getFloat("bias", 1.0f)))}));
 }
 
 LogicalResult gemm(NodeContext &nc) {
@@ -296,11 +307,12 @@ LogicalResult gemm(NodeContext &nc) {
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
   return nc.result(nc.create<GemmOp>(
-          operands,
-          {nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1.0f))),
-           nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 1.0f))),
-           nc.named("transpose_a", nc.b.getBoolAttr(nc.getInt("transA", 0) != 0)),
-           nc.named("transpose_b", nc.b.getBoolAttr(nc.getInt("transB", 0) != 0))}));
+      operands,
+      {nc.named("alpha", nc.b.getF32FloatAttr(nc.getFloat("alpha", 1.0f))),
+       nc.named("beta", nc.b.getF32FloatAttr(nc.getFloat("beta", 1.0f))),
+       nc.named("transpose_a", nc.b.getBoolAttr(nc.getInt("transA", 0) != 0)),
+       nc.named("transpose_b",
+                nc.b.getBoolAttr(nc.getInt("transB", 0) != 0))}));
 }
 
 /// numpy matmul: a vector operand becomes a matrix, and the added dimension
@@ -363,13 +375,13 @@ FailureOr<std::pair<Value, int64_t>> axisOperand(NodeContext &nc) {
   return std::make_pair(*flat, int64_t(1));
 }
 
-template <typename OpTy>
-LogicalResult softmax(NodeContext &nc) {
+template <typename OpTy> LogicalResult softmax(NodeContext &nc) {
   FailureOr<std::pair<Value, int64_t>> operand = axisOperand(nc);
   if (failed(operand))
     return failure();
   FailureOr<Value> r = nc.create<OpTy>(
-      {operand->first}, {nc.named("axis", nc.b.getI64IntegerAttr(operand->second))});
+      {operand->first},
+      {nc.named("axis", nc.b.getI64IntegerAttr(operand->second))});
   if (failed(r))
     return failure();
   return nc.result(nc.reshape(*r, nc.inputType(0).getShape()));
@@ -385,7 +397,8 @@ LogicalResult hardmax(NodeContext &nc) {
   int64_t opAxis = operand->second;
   auto xType = cast<RankedTensorType>(x.getType());
   FailureOr<Value> best = nc.create<ArgReduceOp>(
-      {x}, {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(), ArgReduceKind::Max)),
+      {x}, {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(),
+                                                    ArgReduceKind::Max)),
             nc.named("axis", nc.b.getI64IntegerAttr(opAxis)),
             nc.named("keep_dims", nc.b.getBoolAttr(true))});
   if (failed(best))
@@ -398,9 +411,12 @@ LogicalResult hardmax(NodeContext &nc) {
   for (int64_t i = 0; i < n; ++i)
     positions.push_back(i);
   Value iota = nc.constant(DenseElementsAttr::get(
-      RankedTensorType::get(iotaShape, nc.b.getI64Type()), ArrayRef<int64_t>(positions)));
+      RankedTensorType::get(iotaShape, nc.b.getI64Type()),
+      ArrayRef<int64_t>(positions)));
   FailureOr<Value> hit = nc.create<BinaryOp>(
-      {iota, *best}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), BinaryKind::Equal))});
+      {iota, *best},
+      {nc.named("kind",
+                BinaryKindAttr::get(nc.b.getContext(), BinaryKind::Equal))});
   if (failed(hit))
     return failure();
   auto hitType = cast<RankedTensorType>(hit->getType());

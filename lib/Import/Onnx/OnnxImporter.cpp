@@ -231,7 +231,9 @@ FailureOr<SmallVector<int64_t>> NodeContext::intInput(unsigned i) {
     return ints;
   }
   for (double v : *values)
-    ints.push_back(std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<int64_t>(v) : 0);
+    ints.push_back(std::isfinite(v) && std::fabs(v) < 9.2e18
+                       ? static_cast<int64_t>(v)
+                       : 0);
   return ints;
 }
 
@@ -350,10 +352,10 @@ const HandlerEntry *GraphImporter::findHandler(const onnx::NodeProto &node) {
   return best;
 }
 
-LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
-                                          OpBuilder &b,
-                                          SmallVectorImpl<Type> &argTypes,
-                                          SmallVectorImpl<std::string> &argNames) {
+LogicalResult
+GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
+                            SmallVectorImpl<Type> &argTypes,
+                            SmallVectorImpl<std::string> &argNames) {
   llvm::StringSet<> initializers;
   for (const auto &init : graph.initializer())
     initializers.insert(init.name());
@@ -365,7 +367,8 @@ LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
     if (name.empty())
       return error("graph input with an empty name");
     if (!input.type().has_tensor_type())
-      return error("input '" + name + "' is not a tensor (sequences, maps and "
+      return error("input '" + name +
+                   "' is not a tensor (sequences, maps and "
                    "optionals are not supported)");
     const auto &tensorType = input.type().tensor_type();
     Type element = convertElementType(ctx, tensorType.elem_type());
@@ -374,14 +377,18 @@ LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
                    dataTypeName(tensorType.elem_type()) +
                    ", which kiln does not support");
     if (!tensorType.has_shape())
-      return error("input '" + name + "' has no shape; give it with "
-                   "--input-shape " + name + "=...");
+      return error("input '" + name +
+                   "' has no shape; give it with "
+                   "--input-shape " +
+                   name + "=...");
     SmallVector<int64_t> shape;
     auto given = options.inputShapes.find(name);
     if (given != options.inputShapes.end()) {
-      if (static_cast<int>(given->second.size()) != tensorType.shape().dim_size())
+      if (static_cast<int>(given->second.size()) !=
+          tensorType.shape().dim_size())
         return error("--input-shape for '" + name + "' has rank " +
-                     Twine(given->second.size()) + ", but the model's input has rank " +
+                     Twine(given->second.size()) +
+                     ", but the model's input has rank " +
                      Twine(tensorType.shape().dim_size()));
       shape = given->second;
       for (const auto &[i, dim] : llvm::enumerate(tensorType.shape().dim()))
@@ -396,10 +403,11 @@ LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
         } else if (i == 0 && options.batch) {
           shape.push_back(*options.batch);
         } else {
-          return error("input '" + name + "' has dynamic dimension " + Twine(i) +
-                       (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "") +
-                       "; fix it with --input-shape " + name + "=..." +
-                       (i == 0 ? " or --batch N" : ""));
+          return error(
+              "input '" + name + "' has dynamic dimension " + Twine(i) +
+              (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "") +
+              "; fix it with --input-shape " + name + "=..." +
+              (i == 0 ? " or --batch N" : ""));
         }
       }
     }
@@ -421,8 +429,8 @@ LogicalResult GraphImporter::importInitializers(onnx::GraphProto &graph,
         convertTensor(ctx, tensor, modelDir, tensor.name(), why);
     if (failed(attr))
       return error("initializer '" + tensor.name() + "': " + why);
-    values[tensor.name()] =
-        ConstantOp::create(b, NameLoc::get(b.getStringAttr(tensor.name()), fileLoc), *attr);
+    values[tensor.name()] = ConstantOp::create(
+        b, NameLoc::get(b.getStringAttr(tensor.name()), fileLoc), *attr);
     return success();
   };
   for (auto &init : *graph.mutable_initializer()) {
@@ -435,8 +443,10 @@ LogicalResult GraphImporter::importInitializers(onnx::GraphProto &graph,
     onnx::TensorProto tensor;
     std::ifstream in(entry.second, std::ios::binary);
     if (!in || !tensor.ParseFromIstream(&in))
-      return error("constant input '" + entry.first() + "': cannot read a "
-                   "TensorProto from '" + entry.second + "'");
+      return error("constant input '" + entry.first() +
+                   "': cannot read a "
+                   "TensorProto from '" +
+                   entry.second + "'");
     tensor.set_name(entry.first().str());
     if (failed(load(tensor)))
       return failure();
@@ -478,8 +488,9 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
     return report("op '" + node.op_type() + "' is not supported", true);
 
   Location loc = NameLoc::get(
-      b.getStringAttr(node.name().empty() ? (node.output_size() ? node.output(0) : "")
-                                          : node.name()),
+      b.getStringAttr(node.name().empty()
+                          ? (node.output_size() ? node.output(0) : "")
+                          : node.name()),
       fileLoc);
   NodeContext nc(*this, node, opset, b, loc);
   nodeError.clear();
@@ -582,13 +593,14 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
         bool mismatch = declared.shape().dim_size() != type.getRank();
         for (int i = 0; !mismatch && i < declared.shape().dim_size(); ++i) {
           const auto &dim = declared.shape().dim(i);
-          mismatch = dim.has_dim_value() && dim.dim_value() != type.getDimSize(i);
+          mismatch =
+              dim.has_dim_value() && dim.dim_value() != type.getDimSize(i);
         }
         if (mismatch)
-          return error("graph output '" + output.name() +
-                       "' is declared with shape " +
-                       onnxShapeString(declared.shape()) +
-                       " but the graph computes " + formatDims(type.getShape()));
+          return error(
+              "graph output '" + output.name() + "' is declared with shape " +
+              onnxShapeString(declared.shape()) + " but the graph computes " +
+              formatDims(type.getShape()));
       }
     }
     results.push_back(v);
@@ -710,11 +722,12 @@ LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
   onnx::ModelProto model;
   try {
     if (isTextFormat(head)) {
-      auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                                /*RequiresNullTerminator=*/true);
+      auto buffer =
+          llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/true);
       if (!buffer)
-        return emitError(fileLoc) << "cannot read the model file: "
-                                  << buffer.getError().message();
+        return emitError(fileLoc)
+               << "cannot read the model file: " << buffer.getError().message();
       if (failed(parseText((*buffer)->getBufferStart(), fileLoc, model)))
         return failure();
     } else {

@@ -78,13 +78,15 @@ readExternal(const onnx::TensorProto &tensor, llvm::StringRef modelDir,
     } else if (entry.key() == "offset") {
       offset = std::strtoll(entry.value().c_str(), &end, 10);
       if (end == entry.value().c_str() || *end || offset < 0) {
-        error = "external data offset '" + entry.value() + "' is not a non-negative integer";
+        error = "external data offset '" + entry.value() +
+                "' is not a non-negative integer";
         return nullptr;
       }
     } else if (entry.key() == "length") {
       length = std::strtoll(entry.value().c_str(), &end, 10);
       if (end == entry.value().c_str() || *end || length < 0) {
-        error = "external data length '" + entry.value() + "' is not a non-negative integer";
+        error = "external data length '" + entry.value() +
+                "' is not a non-negative integer";
         return nullptr;
       }
     }
@@ -100,8 +102,9 @@ readExternal(const onnx::TensorProto &tensor, llvm::StringRef modelDir,
     return nullptr;
   }
   if (llvm::sys::path::is_absolute(location)) {
-    error = "external data location '" + location +
-            "' is an absolute path; only files inside the model's folder are read";
+    error =
+        "external data location '" + location +
+        "' is an absolute path; only files inside the model's folder are read";
     return nullptr;
   }
   for (auto it = llvm::sys::path::begin(location),
@@ -167,7 +170,7 @@ static bool packTypedFields(const onnx::TensorProto &t, Type element,
     return false;
   };
   // Check the count before allocating: dims may claim far more than given.
-  int64_t have = element.isF32()          ? t.float_data_size()
+  int64_t have = element.isF32()         ? t.float_data_size()
                  : element.isInteger(64) ? t.int64_data_size()
                                          : t.int32_data_size();
   if (have != count)
@@ -245,14 +248,15 @@ FailureOr<ElementsAttr> mlir::kiln::onnx_import::convertTensor(
     if (!packTypedFields(t, element, count, *owned, error))
       return failure();
   }
-  llvm::StringRef bytes = external ? external->getBuffer()
-                                   : llvm::StringRef(*owned);
+  llvm::StringRef bytes =
+      external ? external->getBuffer() : llvm::StringRef(*owned);
 
   if (count <= kDenseLimit || element.isInteger(1)) {
     // Small (or bool) tensors: a dense attribute, readable by folders.
     if (element.isInteger(1)) {
       SmallVector<bool> values(bytes.begin(), bytes.end());
-      return ElementsAttr(DenseElementsAttr::get(type, llvm::ArrayRef<bool>(values)));
+      return ElementsAttr(
+          DenseElementsAttr::get(type, llvm::ArrayRef<bool>(values)));
     }
     return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
         type, llvm::ArrayRef<char>(bytes.data(), bytes.size())));
@@ -270,16 +274,16 @@ FailureOr<ElementsAttr> mlir::kiln::onnx_import::convertTensor(
   AsmResourceBlob blob;
   if (external) {
     std::shared_ptr<llvm::MemoryBuffer> keep(std::move(external));
-    blob = AsmResourceBlob(llvm::ArrayRef<char>(bytes.data(), bytes.size()),
-                           alignment,
-                           [keep](void *, size_t, size_t) mutable { keep.reset(); },
-                           /*dataIsMutable=*/false);
+    blob = AsmResourceBlob(
+        llvm::ArrayRef<char>(bytes.data(), bytes.size()), alignment,
+        [keep](void *, size_t, size_t) mutable { keep.reset(); },
+        /*dataIsMutable=*/false);
   } else {
     std::shared_ptr<std::string> keep(std::move(owned));
-    blob = AsmResourceBlob(llvm::ArrayRef<char>(bytes.data(), bytes.size()),
-                           alignment,
-                           [keep](void *, size_t, size_t) mutable { keep.reset(); },
-                           /*dataIsMutable=*/false);
+    blob = AsmResourceBlob(
+        llvm::ArrayRef<char>(bytes.data(), bytes.size()), alignment,
+        [keep](void *, size_t, size_t) mutable { keep.reset(); },
+        /*dataIsMutable=*/false);
   }
   return ElementsAttr(
       DenseResourceElementsAttr::get(type, resourceName, std::move(blob)));

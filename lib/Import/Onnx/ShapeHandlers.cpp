@@ -51,7 +51,8 @@ LogicalResult constant(NodeContext &nc) {
     if (a.name() == "value_floats")
       shape.push_back(values.size());
     auto type = RankedTensorType::get(shape, nc.b.getF32Type());
-    nc.setOutput(0, nc.constant(DenseElementsAttr::get(type, ArrayRef<float>(values))));
+    nc.setOutput(
+        0, nc.constant(DenseElementsAttr::get(type, ArrayRef<float>(values))));
     return success();
   }
   if (a.name() == "value_int" || a.name() == "value_ints") {
@@ -66,7 +67,8 @@ LogicalResult constant(NodeContext &nc) {
     nc.setOutput(0, i64Constant(nc, shape, values));
     return success();
   }
-  return nc.unsupported("constant attribute '" + a.name() + "' is not supported");
+  return nc.unsupported("constant attribute '" + a.name() +
+                        "' is not supported");
 }
 
 /// Shape-15 takes start and end; the result is a constant.
@@ -83,7 +85,8 @@ LogicalResult shape(NodeContext &nc) {
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, start, rank);
   SmallVector<int64_t> values(dims.begin() + start, dims.begin() + end);
-  nc.setOutput(0, i64Constant(nc, {static_cast<int64_t>(values.size())}, values));
+  nc.setOutput(0,
+               i64Constant(nc, {static_cast<int64_t>(values.size())}, values));
   return success();
 }
 
@@ -177,8 +180,7 @@ LogicalResult flatten(NodeContext &nc) {
     return nc.fail("axis " + Twine(nc.getInt("axis", 1)) +
                    " is out of range for rank " + Twine(rank));
   return nc.result(nc.create<FlattenOp>(
-                      {nc.input(0)},
-                      {nc.named("axis", nc.b.getI64IntegerAttr(axis))}));
+      {nc.input(0)}, {nc.named("axis", nc.b.getI64IntegerAttr(axis))}));
 }
 
 /// Axes from the attribute (before `inputSince`) or the optional input 1.
@@ -190,9 +192,8 @@ FailureOr<SmallVector<int64_t>> axesOf(NodeContext &nc, int64_t inputSince) {
   return nc.intInput(1);
 }
 
-FailureOr<SmallVector<int64_t>> normalizeAxes(NodeContext &nc,
-                                              ArrayRef<int64_t> axes,
-                                              int64_t rank) {
+FailureOr<SmallVector<int64_t>>
+normalizeAxes(NodeContext &nc, ArrayRef<int64_t> axes, int64_t rank) {
   SmallVector<int64_t> out;
   for (int64_t a : axes) {
     FailureOr<int64_t> n = nc.axis(a, rank, "axis");
@@ -217,13 +218,14 @@ LogicalResult squeeze(NodeContext &nc) {
       if (type.getDimSize(i) == 1)
         list.push_back(i);
   } else {
-    FailureOr<SmallVector<int64_t>> n = normalizeAxes(nc, *axes, type.getRank());
+    FailureOr<SmallVector<int64_t>> n =
+        normalizeAxes(nc, *axes, type.getRank());
     if (failed(n))
       return failure();
     list = *n;
   }
-  return nc.result(nc.create<SqueezeOp>({nc.input(0)},
-                                       {nc.named("axes", nc.i64s(list))}));
+  return nc.result(
+      nc.create<SqueezeOp>({nc.input(0)}, {nc.named("axes", nc.i64s(list))}));
 }
 
 LogicalResult unsqueeze(NodeContext &nc) {
@@ -236,8 +238,8 @@ LogicalResult unsqueeze(NodeContext &nc) {
   FailureOr<SmallVector<int64_t>> n = normalizeAxes(nc, *axes, rank);
   if (failed(n))
     return failure();
-  return nc.result(nc.create<UnsqueezeOp>({nc.input(0)},
-                                         {nc.named("axes", nc.i64s(*n))}));
+  return nc.result(
+      nc.create<UnsqueezeOp>({nc.input(0)}, {nc.named("axes", nc.i64s(*n))}));
 }
 
 LogicalResult transpose(NodeContext &nc) {
@@ -249,7 +251,7 @@ LogicalResult transpose(NodeContext &nc) {
     for (int64_t i = rank - 1; i >= 0; --i)
       perm.push_back(i);
   return nc.result(nc.create<TransposeOp>(
-                      {nc.input(0)}, {nc.named("permutation", nc.i64s(perm))}));
+      {nc.input(0)}, {nc.named("permutation", nc.i64s(perm))}));
 }
 
 LogicalResult concat(NodeContext &nc) {
@@ -263,7 +265,7 @@ LogicalResult concat(NodeContext &nc) {
   if (failed(axis))
     return failure();
   return nc.result(nc.create<ConcatOp>(
-                      inputs, {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
+      inputs, {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
 }
 
 FailureOr<Value> sliceOf(NodeContext &nc, Value x, ArrayRef<int64_t> start,
@@ -277,7 +279,8 @@ LogicalResult split(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   auto type = nc.inputType(0);
-  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", 0), type.getRank(), "axis");
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", 0), type.getRank(), "axis");
   if (failed(axis))
     return failure();
   SmallVector<int64_t> sizes;
@@ -292,8 +295,9 @@ LogicalResult split(NodeContext &nc) {
   int64_t dim = type.getDimSize(*axis), parts = nc.numOutputs();
   if (sizes.empty()) {
     if (parts == 0 || dim % parts != 0)
-      return nc.fail("dimension " + Twine(dim) + " does not split evenly into " +
-                     Twine(parts) + " outputs");
+      return nc.fail("dimension " + Twine(dim) +
+                     " does not split evenly into " + Twine(parts) +
+                     " outputs");
     sizes.assign(parts, dim / parts);
   }
   if (static_cast<int64_t>(sizes.size()) != parts)
@@ -313,7 +317,8 @@ LogicalResult split(NodeContext &nc) {
     offset += s;
   }
   if (offset != dim)
-    return nc.fail("split sizes add up to " + Twine(offset) + ", not " + Twine(dim));
+    return nc.fail("split sizes add up to " + Twine(offset) + ", not " +
+                   Twine(dim));
   return success();
 }
 
@@ -368,7 +373,8 @@ LogicalResult slice(NodeContext &nc) {
       s = std::clamp<__int128>(s, 0, dim - 1);
       e = std::clamp<__int128>(e, -1, dim - 1);
     }
-    __int128 count = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
+    __int128 count =
+        step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
     count = std::max<__int128>(count, 0);
     start[*a] = count > 0 ? static_cast<int64_t>(s) : 0;
     size[*a] = static_cast<int64_t>(count);
@@ -414,24 +420,23 @@ LogicalResult pad(NodeContext &nc) {
     return nc.fail("expects " + Twine(2 * type.getRank()) + " pads, got " +
                    Twine(pads.size()));
   return nc.result(nc.create<PadOp>(
-                      {nc.input(0)},
-                      {nc.named("mode", PadModeAttr::get(nc.b.getContext(), kind)),
-                       nc.named("pads", nc.i64s(pads)),
-                       nc.named("value", nc.b.getF64FloatAttr(value))}));
+      {nc.input(0)},
+      {nc.named("mode", PadModeAttr::get(nc.b.getContext(), kind)),
+       nc.named("pads", nc.i64s(pads)),
+       nc.named("value", nc.b.getF64FloatAttr(value))}));
 }
 
 /// Gather and GatherElements: data, indices and a (normalized) axis.
-template <typename OpTy>
-LogicalResult gather(NodeContext &nc) {
+template <typename OpTy> LogicalResult gather(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   FailureOr<int64_t> axis =
       nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
   if (failed(axis))
     return failure();
-  return nc.result(nc.create<OpTy>(
-      {nc.input(0), nc.input(1)},
-      {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
+  return nc.result(
+      nc.create<OpTy>({nc.input(0), nc.input(1)},
+                      {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
 }
 
 /// Expand: broadcast to the constant shape, as a select whose (all true)
@@ -475,7 +480,8 @@ LogicalResult trilu(NodeContext &nc) {
     for (int64_t j = 0; j < cols; ++j)
       mask.push_back(upper ? j - i >= k : j - i <= k);
   auto maskType = RankedTensorType::get({rows, cols}, nc.b.getI1Type());
-  Value cond = nc.constant(DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
+  Value cond =
+      nc.constant(DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
   Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0);
   return nc.result(nc.create<SelectOp>({cond, nc.input(0), zero}));
 }
@@ -494,7 +500,8 @@ LogicalResult tile(NodeContext &nc) {
   for (int64_t axis = 0; axis < rank; ++axis) {
     int64_t r = (*repeats)[axis];
     if (r < 1 || r > 4096)
-      return r == 0 ? nc.unsupported("repeats of 0 (empty results) are not supported")
+      return r == 0 ? nc.unsupported(
+                          "repeats of 0 (empty results) are not supported")
                     : nc.fail("repeat " + Twine(r) + " is out of range");
     if (r == 1)
       continue;
@@ -543,8 +550,7 @@ LogicalResult range(NodeContext &nc) {
 }
 
 /// DepthToSpace / SpaceToDepth as reshape, transpose, reshape.
-template <bool toSpace>
-LogicalResult depthSpace(NodeContext &nc) {
+template <bool toSpace> LogicalResult depthSpace(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   auto type = nc.inputType(0);
@@ -553,8 +559,8 @@ LogicalResult depthSpace(NodeContext &nc) {
   int64_t bs = nc.getInt("blocksize", 0);
   if (bs <= 0)
     return nc.fail("expects a positive blocksize");
-  int64_t n = type.getDimSize(0), c = type.getDimSize(1), h = type.getDimSize(2),
-          w = type.getDimSize(3);
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1),
+          h = type.getDimSize(2), w = type.getDimSize(3);
   SmallVector<int64_t> first, perm, last;
   if (toSpace) {
     if (c % (bs * bs))
@@ -576,9 +582,10 @@ LogicalResult depthSpace(NodeContext &nc) {
     last = {n, c * bs * bs, h / bs, w / bs};
   }
   FailureOr<Value> a = nc.reshape(nc.input(0), first);
-  FailureOr<Value> t = failed(a) ? FailureOr<Value>(failure())
-                                 : nc.create<TransposeOp>(
-                                       {*a}, {nc.named("permutation", nc.i64s(perm))});
+  FailureOr<Value> t =
+      failed(a) ? FailureOr<Value>(failure())
+                : nc.create<TransposeOp>(
+                      {*a}, {nc.named("permutation", nc.i64s(perm))});
   if (failed(t))
     return failure();
   return nc.result(nc.reshape(*t, last));
@@ -618,11 +625,11 @@ LogicalResult reduce(NodeContext &nc) {
     return success();
   }
   return nc.result(nc.create<ReduceOp>(
-                      {nc.input(0)},
-                      {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), kind)),
-                       nc.named("axes", nc.i64s(*n)),
-                       nc.named("keep_dims",
-                                nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
+      {nc.input(0)},
+      {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), kind)),
+       nc.named("axes", nc.i64s(*n)),
+       nc.named("keep_dims",
+                nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
 }
 
 /// Resize (10, 11, 13) and Upsample (9): constant scales or sizes; the
@@ -658,8 +665,8 @@ LogicalResult resize(NodeContext &nc) {
   else
     return nc.unsupported("coordinate_transformation_mode '" + coord +
                           "' is not supported");
-  std::string nearest = nc.getString("nearest_mode",
-                                     legacy ? "floor" : "round_prefer_floor");
+  std::string nearest =
+      nc.getString("nearest_mode", legacy ? "floor" : "round_prefer_floor");
   NearestRounding rounding;
   if (nearest == "round_prefer_floor")
     rounding = NearestRounding::RoundPreferFloor;
@@ -718,12 +725,11 @@ LogicalResult resize(NodeContext &nc) {
     attrs.push_back(nc.named("scales", nc.b.getDenseF32ArrayAttr(f)));
   }
   return nc.result(nc.createTyped<ResizeOp>(
-                      RankedTensorType::get(shape, type.getElementType()),
-                      {nc.input(0)}, attrs));
+      RankedTensorType::get(shape, type.getElementType()), {nc.input(0)},
+      attrs));
 }
 
-template <ArgReduceKind kind>
-LogicalResult argReduce(NodeContext &nc) {
+template <ArgReduceKind kind> LogicalResult argReduce(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   FailureOr<int64_t> axis =
@@ -731,12 +737,12 @@ LogicalResult argReduce(NodeContext &nc) {
   if (failed(axis))
     return failure();
   return nc.result(nc.create<ArgReduceOp>(
-                      {nc.input(0)},
-                      {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(), kind)),
-                       nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
-                       nc.named("keep_dims", nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0)),
-                       nc.named("select_last_index",
-                                nc.b.getBoolAttr(nc.getInt("select_last_index", 0) != 0))}));
+      {nc.input(0)},
+      {nc.named("kind", ArgReduceKindAttr::get(nc.b.getContext(), kind)),
+       nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
+       nc.named("keep_dims", nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0)),
+       nc.named("select_last_index",
+                nc.b.getBoolAttr(nc.getInt("select_last_index", 0) != 0))}));
 }
 
 } // namespace

@@ -67,13 +67,13 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
     return bad("'" + path + "' is not a serialized TensorProto");
   DataType type;
   if (!typeOf(proto.data_type(), type))
-    return bad("'" + path + "' has element type " +
-               (onnx::TensorProto::DataType_IsValid(proto.data_type())
-                    ? onnx::TensorProto::DataType_Name(
-                          static_cast<onnx::TensorProto::DataType>(
-                              proto.data_type()))
-                    : std::to_string(proto.data_type())) +
-               ", which kiln does not support");
+    return bad(
+        "'" + path + "' has element type " +
+        (onnx::TensorProto::DataType_IsValid(proto.data_type())
+             ? onnx::TensorProto::DataType_Name(
+                   static_cast<onnx::TensorProto::DataType>(proto.data_type()))
+             : std::to_string(proto.data_type())) +
+        ", which kiln does not support");
   std::vector<int64_t> shape;
   int64_t count = 1;
   for (int64_t d : proto.dims()) {
@@ -87,8 +87,8 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
   if (proto.has_raw_data()) {
     if (static_cast<int64_t>(proto.raw_data().size()) != bytes)
       return bad("'" + path + "': raw_data holds " +
-                 std::to_string(proto.raw_data().size()) +
-                 " bytes, expected " + std::to_string(bytes));
+                 std::to_string(proto.raw_data().size()) + " bytes, expected " +
+                 std::to_string(bytes));
   } else if (type == DataType::F32) {
     if (proto.float_data_size() != count)
       return bad("'" + path + "': float_data has the wrong length");

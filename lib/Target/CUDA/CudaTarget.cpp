@@ -36,11 +36,10 @@ FailureOr<std::vector<unsigned>> kiln::parseTargets(StringRef list,
 }
 
 std::string kiln::formatTargets(ArrayRef<unsigned> archs) {
-  return llvm::join(llvm::map_range(archs,
-                                    [](unsigned arch) {
-                                      return "sm_" + std::to_string(arch);
-                                    }),
-                    ",");
+  return llvm::join(
+      llvm::map_range(
+          archs, [](unsigned arch) { return "sm_" + std::to_string(arch); }),
+      ",");
 }
 
 unsigned kiln::getPtxIsaVersion(unsigned arch) {

@@ -130,8 +130,8 @@ LogicalResult PlanTranslator::addArena() {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       continue;
     auto type = cast<MemRefType>(op.getResult(0).getType());
-    auto offset = op.getAttrOfType<IntegerAttr>(
-        KilnGPUDialect::getArenaOffsetAttrName());
+    auto offset =
+        op.getAttrOfType<IntegerAttr>(KilnGPUDialect::getArenaOffsetAttrName());
     if (!offset)
       return op.emitError("plan: allocation without '")
              << KilnGPUDialect::getArenaOffsetAttrName()
@@ -200,8 +200,8 @@ FailureOr<uint64_t> PlanTranslator::addWeight(memref::GetGlobalOp op) {
     }
     if (data.size() != bytes)
       return op.emitError("plan: global '")
-             << op.getName() << "' has " << data.size()
-             << " bytes, expected " << bytes;
+             << op.getName() << "' has " << data.size() << " bytes, expected "
+             << bytes;
   } else {
     return op.emitError("plan: unsupported initial value of global '")
            << op.getName() << "'";
@@ -317,7 +317,8 @@ LogicalResult PlanTranslator::visit(Operation &op) {
     FailureOr<rt::Address> dst = viewAddress(fill.getOutputs()[0], &op);
     if (failed(dst))
       return failure();
-    step.fill = {*dst, byteSize(cast<MemRefType>(fill.getOutputs()[0].getType())),
+    step.fill = {*dst,
+                 byteSize(cast<MemRefType>(fill.getOutputs()[0].getType())),
                  *byte};
   } else {
     return op.emitError("plan: host operation '")
@@ -358,8 +359,8 @@ static LogicalResult addImages(ModuleOp module,
              << object.getTarget() << " is not for an sm_XY NVVM target";
     if (!llvm::is_contained(options.archs, arch))
       return binary.emitError("plan: object for sm_")
-             << arch << ", which is not a target (" << formatTargets(options.archs)
-             << ")";
+             << arch << ", which is not a target ("
+             << formatTargets(options.archs) << ")";
     rt::KernelImage image;
     image.arch = arch;
     image.data = object.getObject().getValue().str();
@@ -404,8 +405,8 @@ mlir::kiln::translateToPlan(ModuleOp module,
       compat.ptxIsa = std::max(compat.ptxIsa, getPtxIsaVersion(image.arch));
   // PTX ISA 8.x arrived with CUDA 12.x, 9.0 with 13.0; a cubin needs a
   // driver that knows its architecture (12.0 for everything up to sm_90).
-  unsigned isa = std::max(
-      compat.ptxIsa, getPtxIsaVersion(*llvm::max_element(options.archs)));
+  unsigned isa = std::max(compat.ptxIsa,
+                          getPtxIsaVersion(*llvm::max_element(options.archs)));
   compat.minDriverVersion =
       isa >= 90 ? 13000 : 12000 + (isa >= 80 ? (isa - 80) * 10 : 0);
   compat.precision = "fp32";

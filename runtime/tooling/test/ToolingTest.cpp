@@ -103,8 +103,7 @@ TEST(HostTensorTest, CreatesZeroFilledTensors) {
 }
 
 TEST(HostTensorTest, RefusesSizesThatOverflowOrAreHuge) {
-  auto overflow = HostTensor::create("x", DataType::F32,
-                                     {int64_t(1) << 62, 4});
+  auto overflow = HostTensor::create("x", DataType::F32, {int64_t(1) << 62, 4});
   ASSERT_FALSE(overflow.isOk());
   EXPECT_EQ(overflow.status().code(), rt::StatusCode::InvalidArgument);
   EXPECT_THAT(overflow.status().message(), HasSubstr("tensor 'x'"));
@@ -220,8 +219,7 @@ TEST(NpyTest, ReadsWhatNumPyWrites) {
   // np.save of np.arange(6, dtype=np.int32).reshape(2, 3).
   std::string dir = tempDir("numpy");
   std::string file =
-      npyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }",
-              0);
+      npyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", 0);
   for (int32_t v = 0; v < 6; ++v)
     file.append(reinterpret_cast<const char *>(&v), 4);
   writeFile(dir + "/a.npy", file);
@@ -241,12 +239,10 @@ TEST(NpyTest, RefusesMalformedFilesBeforeAllocating) {
   } cases[] = {
       {"magic", "NOTNUMPY", "is not a .npy file"},
       {"truncated-data",
-       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
-               12),
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 12),
        "holds fewer bytes than its shape needs (12 of 16)"},
       {"extra-data",
-       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
-               20),
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 20),
        "holds more bytes than its shape needs"},
       // A header that asks for 2^40 elements of a 100-byte file.
       {"huge",
@@ -264,8 +260,7 @@ TEST(NpyTest, RefusesMalformedFilesBeforeAllocating) {
                16),
        "is in Fortran order"},
       {"dtype",
-       npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
-               16),
+       npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16),
        "has dtype '<f8', which kiln does not read"},
       {"version", std::string("\x93NUMPY\x07\x00", 8), "format version 7"},
   };
@@ -436,10 +431,11 @@ TEST(RunPlanToolTest, RunsWithTheStandInDriver) {
   writeFile(dir + "/add.kplan", addPlanBytes(64));
   HostTensor a = randomTensor(DataType::F32, {64}, 21);
   ASSERT_TRUE(writeNpy(dir + "/a.npy", a).isOk());
-  std::string command = "KILN_FAKE_CUDA_DEVICES=1 " + std::string(KILN_RUN_PLAN) +
-                        " " + dir + "/add.kplan --input a=" + dir +
-                        "/a.npy --seed 4 --profile 2 --driver=" +
-                        KILN_FAKE_CUDA + " > " + dir + "/out.txt 2>&1";
+  std::string command =
+      "KILN_FAKE_CUDA_DEVICES=1 " + std::string(KILN_RUN_PLAN) + " " + dir +
+      "/add.kplan --input a=" + dir +
+      "/a.npy --seed 4 --profile 2 --driver=" + KILN_FAKE_CUDA + " > " + dir +
+      "/out.txt 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << readFile(dir + "/out.txt");
   std::string out = readFile(dir + "/out.txt");
   EXPECT_THAT(out, HasSubstr("input 'b' 64xf32: random (seed 4)"));

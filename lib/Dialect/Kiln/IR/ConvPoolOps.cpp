@@ -21,9 +21,8 @@ struct WindowAttrs {
 
 /// Checks that `input` is N x C x spatial and the window attributes have one
 /// entry per spatial dimension (two for pads).
-static FailureOr<RankedTensorType> checkSpatialInput(ShapeInference &s,
-                                                     Value input,
-                                                     const WindowAttrs &w) {
+static FailureOr<RankedTensorType>
+checkSpatialInput(ShapeInference &s, Value input, const WindowAttrs &w) {
   FailureOr<RankedTensorType> in = s.tensor(input, "input");
   if (failed(in))
     return failure();
@@ -42,9 +41,8 @@ static FailureOr<RankedTensorType> checkSpatialInput(ShapeInference &s,
 }
 
 /// Checks that `filter` is a tensor of the input's rank and element type.
-static FailureOr<RankedTensorType> checkFilter(ShapeInference &s,
-                                              RankedTensorType in,
-                                              Value filter) {
+static FailureOr<RankedTensorType>
+checkFilter(ShapeInference &s, RankedTensorType in, Value filter) {
   FailureOr<RankedTensorType> type = s.tensor(filter, "filter");
   if (failed(type))
     return failure();
@@ -71,9 +69,10 @@ static LogicalResult checkBias(ShapeInference &s, Value bias, int64_t count,
 // ConvolutionOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConvolutionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   WindowAttrs w{adaptor.getStrides(), adaptor.getPads(),
                 adaptor.getDilations()};
@@ -94,16 +93,18 @@ LogicalResult ConvolutionOp::inferReturnTypes(
                   ") and output channels (" + Twine(outChannels) +
                   ") to be divisible by groups (" + Twine(groups) + ")");
   if (filter->getDimSize(1) * groups != channels)
-    return s.fail("expects filter dimension 1 to be input channels / groups = " +
-                  Twine(channels / groups) + ", got " +
-                  Twine(filter->getDimSize(1)));
+    return s.fail(
+        "expects filter dimension 1 to be input channels / groups = " +
+        Twine(channels / groups) + ", got " + Twine(filter->getDimSize(1)));
   if (failed(checkBias(s, adaptor.getBias(), outChannels, element)))
     return failure();
 
   SmallVector<int64_t> shape = {in->getDimSize(0), outChannels};
   for (int64_t i = 0; i < k; ++i) {
-    __int128 window = (__int128)w.dilations[i] * (filter->getDimSize(2 + i) - 1) + 1;
-    __int128 padded = (__int128)in->getDimSize(2 + i) + w.pads[i] + w.pads[k + i];
+    __int128 window =
+        (__int128)w.dilations[i] * (filter->getDimSize(2 + i) - 1) + 1;
+    __int128 padded =
+        (__int128)in->getDimSize(2 + i) + w.pads[i] + w.pads[k + i];
     if (window > padded)
       return s.fail("expects the dilated filter (" + Twine((int64_t)window) +
                     ") to fit the padded input (" + Twine((int64_t)padded) +
@@ -121,9 +122,10 @@ LogicalResult ConvolutionOp::inferReturnTypes(
 // DeconvolutionOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult DeconvolutionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+DeconvolutionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   WindowAttrs w{adaptor.getStrides(), adaptor.getPads(),
                 adaptor.getDilations()};
@@ -159,13 +161,15 @@ LogicalResult DeconvolutionOp::inferReturnTypes(
       return s.fail("expects 'output_padding' entries to be smaller than the "
                     "stride or the dilation, got " +
                     Twine(outputPadding[i]) + " at index " + Twine(i));
-    __int128 extent = (__int128)w.strides[i] * (in->getDimSize(2 + i) - 1) +
-                      outputPadding[i] +
-                      (__int128)w.dilations[i] * (filter->getDimSize(2 + i) - 1) +
-                      1 - w.pads[i] - w.pads[k + i];
+    __int128 extent =
+        (__int128)w.strides[i] * (in->getDimSize(2 + i) - 1) +
+        outputPadding[i] +
+        (__int128)w.dilations[i] * (filter->getDimSize(2 + i) - 1) + 1 -
+        w.pads[i] - w.pads[k + i];
     if (extent < 1)
       return s.fail("expects pads to leave a positive output extent in "
-                    "spatial dimension " + Twine(i));
+                    "spatial dimension " +
+                    Twine(i));
     FailureOr<int64_t> checked = s.checkedExtent(extent, "output extent");
     if (failed(checked))
       return failure();

@@ -94,9 +94,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     int64_t dim = in->getDimSize(i);
     __int128 last = (__int128)start[i] + (__int128)(size[i] - 1) * stride[i];
     if (start[i] < 0 || start[i] >= dim || last < 0 || last >= dim)
-      return s.fail("expects dimension " + Twine(i) + " to read indices in [0, " +
-                    Twine(dim) + "), but start " + Twine(start[i]) +
-                    ", size " + Twine(size[i]) + ", stride " +
+      return s.fail("expects dimension " + Twine(i) +
+                    " to read indices in [0, " + Twine(dim) + "), but start " +
+                    Twine(start[i]) + ", size " + Twine(size[i]) + ", stride " +
                     Twine(stride[i]) + " leave it");
   }
   return s.result(size, in->getElementType());
@@ -255,22 +255,25 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
   Type element = in->getElementType();
   double value = adaptor.getValue().convertToDouble();
   if (!isKilnFloat(element) &&
-      (std::trunc(value) != value || (element.isInteger(1) && value != 0 &&
-                                      value != 1)))
+      (std::trunc(value) != value ||
+       (element.isInteger(1) && value != 0 && value != 1)))
     return s.fail("expects a pad value representable in the element type, "
-                  "got " + formatNumber(value));
+                  "got " +
+                  formatNumber(value));
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t dim = in->getDimSize(i), begin = pads[i], end = pads[rank + i];
     if (adaptor.getMode() == PadMode::Reflect && (begin >= dim || end >= dim))
       return s.fail("expects reflect pads smaller than the dimension (" +
                     Twine(dim) + ") in dimension " + Twine(i));
-    if (adaptor.getMode() == PadMode::Edge && dim == 0 && (begin > 0 || end > 0))
+    if (adaptor.getMode() == PadMode::Edge && dim == 0 &&
+        (begin > 0 || end > 0))
       return s.fail("cannot edge-pad the empty dimension " + Twine(i));
     __int128 extent = (__int128)dim + begin + end;
     if (extent < 0)
       return s.fail("expects pads to leave a non-negative extent in "
-                    "dimension " + Twine(i));
+                    "dimension " +
+                    Twine(i));
     FailureOr<int64_t> checked = s.checkedExtent(extent, "padded extent");
     if (failed(checked))
       return failure();
@@ -308,13 +311,14 @@ LogicalResult ResizeOp::verify() {
       if (!(scale > 0))
         return emitOpError() << "expects positive 'scales', got " << scale
                              << " at index " << i;
-      double expected = std::floor(static_cast<double>(in.getDimSize(i)) * scale);
+      double expected =
+          std::floor(static_cast<double>(in.getDimSize(i)) * scale);
       if (expected != static_cast<double>(out.getDimSize(i)))
-        return emitOpError() << "expects result dimension " << i
-                             << " to be floor(" << in.getDimSize(i) << " * "
-                             << formatNumber(scale) << ") = "
-                             << formatNumber(expected) << ", got "
-                             << out.getDimSize(i);
+        return emitOpError()
+               << "expects result dimension " << i << " to be floor("
+               << in.getDimSize(i) << " * " << formatNumber(scale)
+               << ") = " << formatNumber(expected) << ", got "
+               << out.getDimSize(i);
     }
   }
   return success();
@@ -331,7 +335,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   ShapeInference s(loc, getOperationName(), inferred);
   FailureOr<RankedTensorType> data = s.tensor(adaptor.getData(), "data");
   FailureOr<RankedTensorType> indices =
-      failed(data) ? FailureOr<RankedTensorType>(failure()) : s.tensor(adaptor.getIndices(), "indices");
+      failed(data) ? FailureOr<RankedTensorType>(failure())
+                   : s.tensor(adaptor.getIndices(), "indices");
   if (failed(indices))
     return failure();
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
@@ -347,9 +352,10 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
 // GatherElementsOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherElementsOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   FailureOr<RankedTensorType> data = s.tensor(adaptor.getData(), "data");
   FailureOr<RankedTensorType> indices =
@@ -361,12 +367,14 @@ LogicalResult GatherElementsOp::inferReturnTypes(
   if (failed(s.checkAxis("axis", axis, data->getRank())))
     return failure();
   if (indices->getRank() != data->getRank())
-    return s.fail("expects indices of the data's rank " + Twine(data->getRank()) +
-                  ", got " + formatShape(indices->getShape()));
+    return s.fail("expects indices of the data's rank " +
+                  Twine(data->getRank()) + ", got " +
+                  formatShape(indices->getShape()));
   for (int64_t i = 0; i < data->getRank(); ++i)
     if (i != axis && indices->getDimSize(i) > data->getDimSize(i))
       return s.fail("expects indices dimension " + Twine(i) + " (" +
-                    Twine(indices->getDimSize(i)) + ") not to exceed the data's (" +
+                    Twine(indices->getDimSize(i)) +
+                    ") not to exceed the data's (" +
                     Twine(data->getDimSize(i)) + ")");
   return s.result(indices->getShape(), data->getElementType());
 }

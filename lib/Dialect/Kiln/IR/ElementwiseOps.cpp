@@ -95,7 +95,8 @@ LogicalResult UnaryOp::verify() {
     return success();
   default:
     if (!isKilnFloat(element))
-      return emitOpError() << "'" << kind << "' expects floating-point elements";
+      return emitOpError() << "'" << kind
+                           << "' expects floating-point elements";
     return success();
   }
 }
@@ -114,8 +115,9 @@ LogicalResult BinaryOp::inferReturnTypes(MLIRContext *context,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   FailureOr<RankedTensorType> lhs = s.tensor(adaptor.getLhs(), "lhs");
-  FailureOr<RankedTensorType> rhs =
-      failed(lhs) ? FailureOr<RankedTensorType>(failure()) : s.tensor(adaptor.getRhs(), "rhs");
+  FailureOr<RankedTensorType> rhs = failed(lhs)
+                                        ? FailureOr<RankedTensorType>(failure())
+                                        : s.tensor(adaptor.getRhs(), "rhs");
   if (failed(rhs))
     return failure();
   std::optional<SmallVector<int64_t>> shape =
@@ -124,9 +126,8 @@ LogicalResult BinaryOp::inferReturnTypes(MLIRContext *context,
     return s.fail("expects operands that broadcast, got " +
                   formatShape(lhs->getShape()) + " and " +
                   formatShape(rhs->getShape()));
-  Type element = isComparison(adaptor.getKind())
-                     ? IntegerType::get(context, 1)
-                     : lhs->getElementType();
+  Type element = isComparison(adaptor.getKind()) ? IntegerType::get(context, 1)
+                                                 : lhs->getElementType();
   return s.result(*shape, element);
 }
 
@@ -174,11 +175,14 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> cond = s.tensor(adaptor.getCondition(), "condition");
+  FailureOr<RankedTensorType> cond =
+      s.tensor(adaptor.getCondition(), "condition");
   FailureOr<RankedTensorType> onTrue =
-      failed(cond) ? FailureOr<RankedTensorType>(failure()) : s.tensor(adaptor.getOnTrue(), "on_true");
+      failed(cond) ? FailureOr<RankedTensorType>(failure())
+                   : s.tensor(adaptor.getOnTrue(), "on_true");
   FailureOr<RankedTensorType> onFalse =
-      failed(onTrue) ? FailureOr<RankedTensorType>(failure()) : s.tensor(adaptor.getOnFalse(), "on_false");
+      failed(onTrue) ? FailureOr<RankedTensorType>(failure())
+                     : s.tensor(adaptor.getOnFalse(), "on_false");
   if (failed(onFalse))
     return failure();
   if (onTrue->getElementType() != onFalse->getElementType())

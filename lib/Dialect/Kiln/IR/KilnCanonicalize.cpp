@@ -20,8 +20,7 @@ using namespace mlir::kiln;
 namespace {
 
 /// Rewrites an op that only changes its input's shape into kiln.reshape.
-template <typename OpTy>
-struct ShapeOpToReshape : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ShapeOpToReshape : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {

@@ -15,13 +15,15 @@ using namespace mlir::kiln::detail;
 // FullyConnectedOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult FullyConnectedOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+FullyConnectedOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
   FailureOr<RankedTensorType> weight =
-      failed(in) ? FailureOr<RankedTensorType>(failure()) : s.tensor(adaptor.getWeight(), "weight");
+      failed(in) ? FailureOr<RankedTensorType>(failure())
+                 : s.tensor(adaptor.getWeight(), "weight");
   if (failed(weight))
     return failure();
   Type element = in->getElementType();
@@ -30,7 +32,8 @@ LogicalResult FullyConnectedOp::inferReturnTypes(
     return failure();
   std::optional<int64_t> inner = elementCount(in->getShape().drop_front(axis));
   if (!inner)
-    return s.fail("expects the flattened input to have fewer than 2^63 elements");
+    return s.fail(
+        "expects the flattened input to have fewer than 2^63 elements");
   if (weight->getRank() != 2 || weight->getDimSize(1) != *inner)
     return s.fail("expects weight of shape K x " + Twine(*inner) +
                   " (the input flattened from axis " + Twine(axis) + "), got " +
@@ -59,8 +62,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   FailureOr<RankedTensorType> lhs = s.tensor(adaptor.getLhs(), "lhs");
-  FailureOr<RankedTensorType> rhs =
-      failed(lhs) ? FailureOr<RankedTensorType>(failure()) : s.tensor(adaptor.getRhs(), "rhs");
+  FailureOr<RankedTensorType> rhs = failed(lhs)
+                                        ? FailureOr<RankedTensorType>(failure())
+                                        : s.tensor(adaptor.getRhs(), "rhs");
   if (failed(rhs))
     return failure();
   if (lhs->getRank() < 2 || rhs->getRank() < 2)
@@ -99,8 +103,9 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
                                        SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   FailureOr<RankedTensorType> a = s.tensor(adaptor.getA(), "a");
-  FailureOr<RankedTensorType> b =
-      failed(a) ? FailureOr<RankedTensorType>(failure()) : s.tensor(adaptor.getB(), "b");
+  FailureOr<RankedTensorType> b = failed(a)
+                                      ? FailureOr<RankedTensorType>(failure())
+                                      : s.tensor(adaptor.getB(), "b");
   if (failed(b))
     return failure();
   if (a->getRank() != 2 || b->getRank() != 2)
@@ -124,7 +129,8 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
       return s.fail("expects c to have the element type of a and b");
     std::optional<SmallVector<int64_t>> joint =
         broadcastShapes(shape, cType->getShape());
-    if (cType->getRank() > 2 || !joint || ArrayRef<int64_t>(*joint) != ArrayRef<int64_t>(shape))
+    if (cType->getRank() > 2 || !joint ||
+        ArrayRef<int64_t>(*joint) != ArrayRef<int64_t>(shape))
       return s.fail("expects c to broadcast to " + formatShape(shape) +
                     ", got " + formatShape(cType->getShape()));
   }

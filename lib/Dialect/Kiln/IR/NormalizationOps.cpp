@@ -83,9 +83,10 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
                            {adaptor.getVariance(), "variance"}});
 }
 
-LogicalResult InstanceNormOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+InstanceNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   return inferChannelNorm(
       s, adaptor.getInput(), 3,

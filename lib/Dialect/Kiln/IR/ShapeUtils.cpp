@@ -9,8 +9,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -31,7 +31,8 @@ std::string mlir::kiln::detail::formatNumber(double value) {
   return std::string(text);
 }
 
-std::optional<int64_t> mlir::kiln::detail::elementCount(ArrayRef<int64_t> shape) {
+std::optional<int64_t>
+mlir::kiln::detail::elementCount(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0)

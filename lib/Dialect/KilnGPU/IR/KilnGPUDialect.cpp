@@ -68,15 +68,15 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attribute.getName().getValue();
   if (name == getTileConfigAttrName()) {
     if (!isa<TileConfigAttr>(attribute.getValue()))
-      return op->emitError() << "'" << name
-                             << "' must be a #kiln_gpu.tile_config, got "
-                             << attribute.getValue();
+      return op->emitError()
+             << "'" << name << "' must be a #kiln_gpu.tile_config, got "
+             << attribute.getValue();
     return success();
   }
   if (name == getArenaOffsetAttrName()) {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
-      return op->emitError() << "'" << name
-                             << "' belongs on a memref.alloc or memref.alloca";
+      return op->emitError()
+             << "'" << name << "' belongs on a memref.alloc or memref.alloca";
     return verifyByteCount(op, name, attribute.getValue());
   }
   if (name == getArenaBytesAttrName()) {

@@ -79,8 +79,8 @@ struct PlanRunOptions : ReportOptions {
 /// `err` as "<tool>: error: ...". Returns the exit status: 0, or 1 after an
 /// error or a mismatch.
 int runPlan(rt::Runtime &runtime, const std::string &planBytes,
-            const PlanRunOptions &options, std::ostream &out,
-            std::ostream &err, const std::string &tool);
+            const PlanRunOptions &options, std::ostream &out, std::ostream &err,
+            const std::string &tool);
 
 } // namespace kiln::tooling
 
