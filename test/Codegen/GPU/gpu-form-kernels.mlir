@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --split-input-file --kiln-gpu-form-kernels --canonicalize --cse | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics --kiln-gpu-form-kernels --canonicalize --cse | FileCheck %s
 
 // An elementwise op: one kernel over the collapsed 2x300 space, 256 threads
 // per block, ceil(600 / 256) = 3 blocks; the launch takes the op's buffers.
@@ -126,5 +126,38 @@ func.func @gather_and_ipowi(%data: memref<5xi64>, %idx: memref<3xi64>, %out: mem
     %p = math.ipowi %d, %i : i64
     linalg.yield %p : i64
   }
+  return
+}
+
+// -----
+
+// Two views of the same bytes: copying one onto the other is nothing to do.
+// CHECK-LABEL: func.func @self_copy_through_views
+// CHECK-NOT:     memref.copy
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         return
+func.func @self_copy_through_views(%a: memref<4x4xf32>) {
+  %v = memref.subview %a[1, 0] [2, 4] [1, 1] : memref<4x4xf32> to memref<2x4xf32, strided<[4, 1], offset: 4>>
+  %w = memref.subview %a[1, 0] [2, 4] [1, 1] : memref<4x4xf32> to memref<2x4xf32, strided<[4, 1], offset: 4>>
+  memref.copy %v, %w : memref<2x4xf32, strided<[4, 1], offset: 4>> to memref<2x4xf32, strided<[4, 1], offset: 4>>
+  return
+}
+
+// -----
+
+// Kernels are formed from ops on buffers only.
+func.func @on_tensors(%t: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{kiln-gpu-form-kernels: expects linalg ops on buffers}}
+  %r = linalg.copy ins(%t : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A kernel needs static shapes (bare-pointer arguments).
+func.func @dynamic(%a: memref<?xf32>, %b: memref<?xf32>) {
+  // expected-error @+1 {{kiln-gpu-form-kernels: dynamic loop range}}
+  linalg.copy ins(%a : memref<?xf32>) outs(%b : memref<?xf32>)
   return
 }
