@@ -23,18 +23,10 @@ Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
 
 Compiler::~Compiler() = default;
 
-FailureOr<OwningOpRef<ModuleOp>>
-Compiler::importFile(StringRef path, OnnxImportResult *details) {
-  if (path.ends_with(".mlir")) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(path, context.get());
-    if (!module)
-      return failure();
-    return module;
-  }
-  OnnxImportResult result;
-  LogicalResult imported =
-      importOnnxFile(context.get(), path, options_.import, result);
+/// The module of an import, and its findings for the caller.
+static FailureOr<OwningOpRef<ModuleOp>>
+finishImport(LogicalResult imported, OnnxImportResult &result,
+             OnnxImportResult *details) {
   if (details) {
     details->unsupported = result.unsupported;
     details->needConstant = result.needConstant;
@@ -45,18 +37,27 @@ Compiler::importFile(StringRef path, OnnxImportResult *details) {
 }
 
 FailureOr<OwningOpRef<ModuleOp>>
+Compiler::importFile(StringRef path, OnnxImportResult *details) {
+  if (path.ends_with(".mlir")) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(path, context.get());
+    if (!module)
+      return failure();
+    return module;
+  }
+  OnnxImportResult result;
+  return finishImport(
+      importOnnxFile(context.get(), path, options_.import, result), result,
+      details);
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
 Compiler::importBuffer(StringRef bytes, StringRef name,
                        OnnxImportResult *details) {
   OnnxImportResult result;
-  LogicalResult imported =
-      importOnnxBuffer(context.get(), bytes, name, options_.import, result);
-  if (details) {
-    details->unsupported = result.unsupported;
-    details->needConstant = result.needConstant;
-  }
-  if (failed(imported))
-    return failure();
-  return std::move(result.module);
+  return finishImport(
+      importOnnxBuffer(context.get(), bytes, name, options_.import, result),
+      result, details);
 }
 
 LogicalResult Compiler::compile(ModuleOp module, Phase from, Phase to) {

@@ -13,6 +13,7 @@
 #include "kiln/Codegen/Host/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Support/DataType.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -27,30 +28,12 @@ using namespace mlir::kiln;
 /// The JIT-compiled entry point (a name no model clashes with in the JIT).
 static constexpr llvm::StringLiteral kEntry = "kiln_entry";
 
-static std::optional<rt::DataType> dataTypeOf(Type t) {
-  if (t.isF32())
-    return rt::DataType::F32;
-  if (t.isF16())
-    return rt::DataType::F16;
-  if (t.isBF16())
-    return rt::DataType::BF16;
-  if (t.isInteger(1))
-    return rt::DataType::Bool;
-  if (t.isInteger(8))
-    return rt::DataType::I8;
-  if (t.isInteger(32))
-    return rt::DataType::I32;
-  if (t.isInteger(64))
-    return rt::DataType::I64;
-  return std::nullopt;
-}
-
 static FailureOr<rt::TensorDesc> specOf(func::FuncOp func, Type type,
                                         StringAttr name, std::string fallback,
                                         bool isInput) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   std::optional<rt::DataType> dtype =
-      tensor ? dataTypeOf(tensor.getElementType()) : std::nullopt;
+      tensor ? getRuntimeDataType(tensor.getElementType()) : std::nullopt;
   if (!dtype || !tensor.hasStaticShape())
     return func.emitError("reference executor: unsupported type ") << type;
   rt::TensorDesc desc;

@@ -18,6 +18,7 @@
 #include "kiln/Codegen/Host/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
+#include "kiln/Support/DataType.h"
 #include "kiln/Target/CUDA/CudaTarget.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -64,24 +65,6 @@ private:
 };
 } // namespace
 
-static std::optional<rt::DataType> dataTypeOf(Type t) {
-  if (t.isF32())
-    return rt::DataType::F32;
-  if (t.isF16())
-    return rt::DataType::F16;
-  if (t.isBF16())
-    return rt::DataType::BF16;
-  if (t.isInteger(1))
-    return rt::DataType::Bool;
-  if (t.isInteger(8))
-    return rt::DataType::I8;
-  if (t.isInteger(32))
-    return rt::DataType::I32;
-  if (t.isInteger(64))
-    return rt::DataType::I64;
-  return std::nullopt;
-}
-
 static uint64_t byteSize(MemRefType type) {
   return type.getNumElements() * getElementBytes(type.getElementType());
 }
@@ -95,7 +78,7 @@ LogicalResult PlanTranslator::addTensors() {
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
     std::optional<rt::DataType> dtype =
-        memref ? dataTypeOf(memref.getElementType()) : std::nullopt;
+        memref ? getRuntimeDataType(memref.getElementType()) : std::nullopt;
     if (!dtype || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
       return func.emitError("plan: unsupported I/O type ") << type;
     bool input = static_cast<int64_t>(i) < numInputs.getInt();

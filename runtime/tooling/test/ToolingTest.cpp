@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlanTestUtil.h"
 #include "kiln/runtime/Runtime.h"
 #include "kiln/tooling/HostTensor.h"
 #include "kiln/tooling/Npy.h"
@@ -297,22 +298,12 @@ std::string addPlanBytes(int64_t n) {
   plan.kernels = {{"fake_add_f32", ""}};
   plan.images = {{rt::KernelImage::Format::PTX, 80,
                   "// kiln-fake-module\n.entry fake_add_f32(p,p,p,i64)\n"}};
-  rt::Step step;
-  step.kind = rt::Step::Kind::Launch;
-  step.launch.grid = {static_cast<uint32_t>((n + 255) / 256), 1, 1};
-  step.launch.block = {256, 1, 1};
-  for (uint32_t i = 0; i < 3; ++i) {
-    rt::KernelArg arg;
-    arg.kind = rt::KernelArg::Kind::Pointer;
-    arg.address.space = rt::MemorySpace::Tensor;
-    arg.address.index = i;
-    step.launch.args.push_back(arg);
-  }
-  rt::KernelArg count;
-  count.kind = rt::KernelArg::Kind::I64;
-  count.bits = static_cast<uint64_t>(n);
-  step.launch.args.push_back(count);
-  plan.steps = {step};
+  uint32_t blocks = static_cast<uint32_t>((n + 255) / 256);
+  plan.steps = {rt::test::launchStep(
+      0, {blocks, 1, 1}, {256, 1, 1},
+      {rt::test::pointerArg(rt::test::tensor(0, 0)),
+       rt::test::pointerArg(rt::test::tensor(1, 0)),
+       rt::test::pointerArg(rt::test::tensor(2, 0)), rt::test::i64Arg(n)})};
   auto bytes = rt::writePlan(plan);
   EXPECT_TRUE(bytes.isOk()) << bytes.status().toString();
   return *bytes;

@@ -1,0 +1,42 @@
+//===- DataType.h - MLIR element types as the runtime's ---------*- C++ -*-===//
+//
+// The one mapping from MLIR element types to the runtime's DataType, for
+// everything that describes I/O tensors of compiled code (the plan
+// translation, the CPU reference executor).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_SUPPORT_DATATYPE_H
+#define KILN_SUPPORT_DATATYPE_H
+
+#include "kiln/runtime/Plan.h"
+#include "mlir/IR/Types.h"
+
+#include <optional>
+
+namespace mlir::kiln {
+
+/// The runtime's type for elements of `type`, or nullopt when the runtime
+/// has none.
+inline std::optional<::kiln::rt::DataType> getRuntimeDataType(Type type) {
+  using ::kiln::rt::DataType;
+  if (type.isF32())
+    return DataType::F32;
+  if (type.isF16())
+    return DataType::F16;
+  if (type.isBF16())
+    return DataType::BF16;
+  if (type.isInteger(1))
+    return DataType::Bool;
+  if (type.isInteger(8))
+    return DataType::I8;
+  if (type.isInteger(32))
+    return DataType::I32;
+  if (type.isInteger(64))
+    return DataType::I64;
+  return std::nullopt;
+}
+
+} // namespace mlir::kiln
+
+#endif // KILN_SUPPORT_DATATYPE_H
