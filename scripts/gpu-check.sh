@@ -28,6 +28,15 @@ if [ "$what" = all ] || [ "$what" = models ]; then
   "$bin/kiln-run-plan" "$carry/plans/small.kplan" --seed 3 --output-dir "$out/runplan" | tail -3
   "$bin/kiln-run-plan" "$carry/plans/small.kplan" --seed 3 --reference-dir "$out/runplan" \
     --warmup 2 --iterations 10 --profile 5
+  sanitizer=/usr/local/cuda/bin/compute-sanitizer
+  [ -x "$sanitizer" ] || sanitizer=/usr/local/cuda-13.0/bin/compute-sanitizer
+  if [ -x "$sanitizer" ]; then
+    for tool in memcheck racecheck synccheck initcheck; do
+      echo "== compute-sanitizer --tool $tool kiln-run-plan (LeNet-5, batch 64)"
+      "$sanitizer" --tool "$tool" --error-exitcode 9 "$bin/kiln-run-plan" \
+        "$carry/plans/lenet5_b64.kplan" --iterations 2 --warmup 1 2>&1 | tail -2
+    done
+  fi
   echo "== the runtime's example application"
   "$bin/kiln-run-plan-example" "$carry/plans/small.kplan"
   echo "== test/Target/Plan/run-on-gpu.test, by hand (no lit here)"
