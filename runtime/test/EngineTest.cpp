@@ -149,7 +149,7 @@ TEST_F(FakeEngineTest, KernelMissingFromTheModule) {
   auto rt = runtime();
   ASSERT_TRUE(rt);
   PlanContents plan = addPlan(16, std::vector<float>(16));
-  plan.kernels.push_back({"fake_missing", ""});
+  plan.kernels.push_back(kernel("fake_missing", {}));
   int modules = liveModules();
   auto engine = load(*rt, plan);
   ASSERT_FALSE(engine.isOk());
@@ -414,20 +414,20 @@ TEST_F(FakeEngineTest, LaunchParametersArePacked) {
   PlanContents plan;
   plan.compatibility.archs = {90};
   plan.tensors = {{"x", DataType::F32, {64}, true}};
-  plan.kernels = {{"scale", ""}};
+  plan.kernels = {kernel("scale", {kPtr, kF32, kI32, kI64})};
   plan.images = {image(KernelImage::Format::Cubin, 90, kAddModule)};
   plan.weights = std::string(512, '\1');
   plan.arenaBytes = 1024;
   plan.steps = {launchStep(0, {3, 2, 1}, {64, 2, 1},
-                           {pointerArg(tensor(0, 8)), f32Arg(2.5f), i32Arg(-3),
-                            i64Arg(int64_t(1) << 40)},
+                           {pointerArg(tensor(0, 8), 248, kReadWrite),
+                            f32Arg(2.5f), i32Arg(-3), i64Arg(int64_t(1) << 40)},
                            512),
                 launchStep(0, {1, 1, 1}, {1, 1, 1},
-                           {pointerArg(arena(128)), f32Arg(-1.0f), i32Arg(7),
-                            i64Arg(-2)}),
+                           {pointerArg(arena(128), 64, kReadWrite),
+                            f32Arg(-1.0f), i32Arg(7), i64Arg(-2)}),
                 launchStep(0, {1, 1, 1}, {1, 1, 1},
-                           {pointerArg(weights(256)), f32Arg(0.0f), i32Arg(0),
-                            i64Arg(0)})};
+                           {pointerArg(weights(256), 256, kRead), f32Arg(0.0f),
+                            i32Arg(0), i64Arg(0)})};
   // One engine per step, to see each launch's parameters.
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     SCOPED_TRACE(s);

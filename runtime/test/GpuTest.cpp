@@ -132,7 +132,8 @@ PlanContents axpbPlan(int64_t n, const std::vector<float> &w) {
   plan.compatibility.precision = "fp32";
   plan.tensors = {{"x", DataType::F32, {n}, true},
                   {"y", DataType::F32, {n}, false}};
-  plan.kernels = {{"kiln_test_add_f32", ""}, {"kiln_test_axpb", ""}};
+  plan.kernels = {kernel("kiln_test_add_f32", {kPtr, kPtr, kPtr, kI64}),
+                  kernel("kiln_test_axpb", {kPtr, kPtr, kF32, kI32, kI64})};
   KernelImage ptx;
   ptx.format = KernelImage::Format::PTX;
   ptx.arch = 80;
@@ -147,11 +148,13 @@ PlanContents axpbPlan(int64_t n, const std::vector<float> &w) {
       fillStep(arena(0), 2 * bytes, 0),
       copyStep(arena(0), tensor(0, 0), bytes),
       launchStep(0, {blocks, 1, 1}, {256, 1, 1},
-                 {pointerArg(arena(0)), pointerArg(weights(0)),
-                  pointerArg(arena(bytes)), i64Arg(n)}),
+                 {pointerArg(arena(0), bytes, kRead),
+                  pointerArg(weights(0), bytes, kRead),
+                  pointerArg(arena(bytes), bytes, kWrite), i64Arg(n)}),
       launchStep(1, {blocks, 1, 1}, {256, 1, 1},
-                 {pointerArg(tensor(1, 0)), pointerArg(arena(bytes)),
-                  f32Arg(0.5f), i32Arg(-3), i64Arg(n)}),
+                 {pointerArg(tensor(1, 0), bytes, kWrite),
+                  pointerArg(arena(bytes), bytes, kRead), f32Arg(0.5f),
+                  i32Arg(-3), i64Arg(n)}),
   };
   return plan;
 }
@@ -236,7 +239,7 @@ TEST_F(GpuEngineTest, CodeForAnotherArchitectureIsRefused) {
 
 TEST_F(GpuEngineTest, BrokenPtxReportsTheJitLog) {
   PlanContents plan = axpbPlan(16, std::vector<float>(16, 1.0f));
-  plan.kernels = {{"broken", ""}};
+  plan.kernels = {kernel("broken", {})};
   plan.steps.clear();
   plan.images[0].data = ".version 7.0\n.target sm_80\n.address_size 64\n"
                         ".visible .entry broken()\n{\n  bogus.instruction;\n"

@@ -1,7 +1,8 @@
 //===- PlanInfoTest.cpp - the kiln-plan-info tool ---------------*- C++ -*-===//
 //
 // kiln-plan-info's output is an interface (lit tests check it with
-// FileCheck): the whole output for a plan that uses every feature, and the
+// FileCheck): the whole output for a plan that uses every feature (kernel
+// signatures, pointer extents and accesses included), and the
 // error line and exit status for a damaged plan, a missing file and bad
 // arguments.
 //
@@ -56,7 +57,7 @@ TEST(PlanInfo, PrintsEverything) {
   EXPECT_EQ(result.exitCode, 0) << result.output;
   EXPECT_EQ(result.output, "plan: " + path + " (" +
                                std::to_string(file->size()) +
-                               " bytes, format 1.1)\n"
+                               " bytes, format 1.2)\n"
                                R"(compatibility:
   kiln version: 0.1.0-test
   archs: 80, 90
@@ -74,7 +75,9 @@ tensors: 7
   tensor 6: output counts i32 [4] (16 bytes)
 kernels: 2
   kernel 0: k0_generic tile=[256] threads=[256] stages=1
+    params: ptr, ptr, ptr, i32, i64, f32
   kernel 1: k1_reduce
+    params: ptr, ptr, ptr
 images: 2
   image 0: PTX compute_80 (104 bytes)
   image 1: cubin sm_90 (300 bytes)
@@ -83,11 +86,11 @@ arena: 4096 bytes
 steps: 9 (3 launch, 3 copy, 2 fill, 1 call)
   step 0: fill arena+0 (512 bytes) with 0xab
   step 1: copy tensor0+0 -> arena+512 (96 bytes)
-  step 2: launch k0_generic grid=(98,2,1) block=(256,1,1) shared=1024 args=6 (arena+512, weights+16, tensor4+0, i32 -7, i64 1099511627776, f32 1.5)
-  step 3: launch k1_reduce grid=(1,1,1) block=(32,4,2) args=3 (tensor3+0, weights+1000, tensor1+5)
+  step 2: launch k0_generic grid=(98,2,1) block=(256,1,1) shared=1024 args=6 (arena+512[96,r], weights+16[32,r], tensor4+0[24,w], i32 -7, i64 1099511627776, f32 1.5)
+  step 3: launch k1_reduce grid=(1,1,1) block=(32,4,2) args=3 (tensor3+0[0,w], weights+1000[0,-], tensor1+5[0,r])
   step 4: copy weights+0 -> tensor6+0 (16 bytes)
   step 5: fill tensor5+0 (1 bytes) with 0xff
-  step 6: launch k1_reduce grid=(7,1,1) block=(1,1,1) args=0
+  step 6: launch k1_reduce grid=(7,1,1) block=(1,1,1) args=3 (arena+0[4096,rw], weights+0[1000,r], tensor2+8[8,r])
   step 7: copy arena+4080 -> tensor2+0 (16 bytes)
   step 8: call test.matmul buffers=4 (arena+0 (64 bytes), weights+16 (32 bytes), tensor4+0 (24 bytes), tensor3+0 (0 bytes)) payload=10 bytes
 )");
@@ -119,7 +122,7 @@ TEST(PlanInfo, ExactFloatImmediates) {
   std::string path = writeFile("kiln-plan-info-float.kplan", *file);
   ToolResult result = runPlanInfo("--steps '" + path + "'");
   EXPECT_EQ(result.exitCode, 0);
-  EXPECT_NE(result.output.find("args=2 (arena+64, f32 0.33333334)"),
+  EXPECT_NE(result.output.find("args=2 (arena+64[64,rw], f32 0.33333334)"),
             std::string::npos)
       << result.output;
 }

@@ -4,8 +4,11 @@
 // checksums), every consistency check writePlan refuses, and readPlan's
 // message for each way a file can be damaged: wrong size, magic, version,
 // checksums, and manifests tampered with and re-checksummed so that the
-// semantic checks (not only the CRCs) are exercised. A file of format 1.0
-// still reads.
+// semantic checks (not only the CRCs) are exercised. Format 1.2's kernel
+// signatures and argument extents: every launch that does not match its
+// kernel, or whose pointers reach outside their spaces or write the weights,
+// is refused. A file of format 1.0 with launches is refused (it has no
+// signatures); one without launches still reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -277,8 +280,113 @@ const BadPlanCase kBadPlans[] = {
      "arg 0: arena address has index 1, expected 0"},
     {"pointer past the end",
      [](PlanContents &p) { p.steps[3].launch.args[1].address.offset = 1001; },
-     "step 3 (launch 'k1_reduce') arg 1: pointer weights+1001 is past the "
-     "end of the weights (1000 bytes)"},
+     "step 3 (launch 'k1_reduce') arg 1: pointer range [weights+1001, +0 "
+     "bytes) is outside the weights (1000 bytes)"},
+    // Format 1.2: signatures and extents.
+    {"too few arguments",
+     [](PlanContents &p) { p.steps[2].launch.args.pop_back(); },
+     "step 2 (launch 'k0_generic') passes 5 argument(s), expected 6: kernel "
+     "0 'k0_generic' takes (pointer, pointer, pointer, i32, i64, f32)"},
+    {"too many arguments",
+     [](PlanContents &p) { p.steps[3].launch.args.push_back(i32Arg(1)); },
+     "step 3 (launch 'k1_reduce') passes 4 argument(s), expected 3: kernel 1 "
+     "'k1_reduce' takes (pointer, pointer, pointer)"},
+    {"arguments to a kernel without signature",
+     [](PlanContents &p) { p.kernels[1].params.clear(); },
+     "step 3 (launch 'k1_reduce') passes 3 argument(s), expected 0: kernel 1 "
+     "'k1_reduce' takes ()"},
+    {"argument of the wrong kind",
+     [](PlanContents &p) { p.steps[2].launch.args[3] = i64Arg(-7); },
+     "step 2 (launch 'k0_generic') arg 3 is i64, expected i32: kernel 0 "
+     "'k0_generic' takes (pointer, pointer, pointer, i32, i64, f32)"},
+    {"immediate for a pointer",
+     [](PlanContents &p) { p.steps[6].launch.args[2] = i64Arg(0); },
+     "step 6 (launch 'k1_reduce') arg 2 is i64, expected pointer"},
+    {"bad parameter kind",
+     [](PlanContents &p) {
+       p.kernels[1].params[2] = static_cast<KernelArg::Kind>(7);
+     },
+     "kernel 1 'k1_reduce' parameter 2 has kind 7, expected pointer (0), i32 "
+     "(1), i64 (2) or f32 (3)"},
+    {"extent past the arena",
+     [](PlanContents &p) { p.steps[6].launch.args[0].extent = 4097; },
+     "step 6 (launch 'k1_reduce') arg 0: pointer range [arena+0, +4097 "
+     "bytes) is outside the arena (4096 bytes)"},
+    {"arena shrunk below an extent",
+     [](PlanContents &p) { p.arenaBytes = 4000; },
+     "step 6 (launch 'k1_reduce') arg 0: pointer range [arena+0, +4096 "
+     "bytes) is outside the arena (4000 bytes)"},
+    {"extent that overflows",
+     [](PlanContents &p) { p.steps[2].launch.args[0].extent = UINT64_MAX; },
+     "step 2 (launch 'k0_generic') arg 0: pointer range [arena+512, "
+     "+18446744073709551615 bytes) is outside the arena (4096 bytes)"},
+    {"offset that overflows with the extent",
+     [](PlanContents &p) {
+       p.steps[6].launch.args[0].address.offset = UINT64_MAX - 7;
+       p.steps[6].launch.args[0].extent = 16;
+     },
+     "step 6 (launch 'k1_reduce') arg 0: pointer range "
+     "[arena+18446744073709551608, +16 bytes) is outside the arena"},
+    {"extent past a tensor",
+     [](PlanContents &p) { p.steps[2].launch.args[2].extent = 25; },
+     "step 2 (launch 'k0_generic') arg 2: pointer range [tensor4+0, +25 "
+     "bytes) is outside tensor 4 'y' (24 bytes)"},
+    {"tensor shape shrunk below an extent",
+     [](PlanContents &p) {
+       p.tensors[4].shape = {3, 3};
+     },
+     "step 2 (launch 'k0_generic') arg 2: pointer range [tensor4+0, +24 "
+     "bytes) is outside tensor 4 'y' (18 bytes)"},
+    {"extent past the weights",
+     [](PlanContents &p) { p.steps[2].launch.args[1].extent = 985; },
+     "step 2 (launch 'k0_generic') arg 1: pointer range [weights+16, +985 "
+     "bytes) is outside the weights (1000 bytes)"},
+    {"kernel writing the weights",
+     [](PlanContents &p) { p.steps[2].launch.args[1].access = kWrite; },
+     "step 2 (launch 'k0_generic') arg 1: pointer weights+16 has access "
+     "write into the weights, which steps may not write"},
+    {"kernel reading and writing the weights",
+     [](PlanContents &p) { p.steps[6].launch.args[1].access = kReadWrite; },
+     "step 6 (launch 'k1_reduce') arg 1: pointer weights+0 has access "
+     "read-write into the weights, which steps may not write"},
+    {"zero-byte write into the weights",
+     [](PlanContents &p) { p.steps[3].launch.args[1].access = kWrite; },
+     "step 3 (launch 'k1_reduce') arg 1: pointer weights+1000 has access "
+     "write into the weights"},
+    {"bad access",
+     [](PlanContents &p) {
+       p.steps[2].launch.args[0].access = static_cast<KernelArg::Access>(9);
+     },
+     "step 2 (launch 'k0_generic') arg 0 has access 9, expected none (0), "
+     "read (1), write (2) or read-write (3)"},
+    {"untouched memory with an extent",
+     [](PlanContents &p) { p.steps[2].launch.args[0].access = kNone; },
+     "step 2 (launch 'k0_generic') arg 0 has access none and extent 96, "
+     "expected extent 0 for memory the kernel does not touch"},
+    {"immediate with an extent",
+     [](PlanContents &p) { p.steps[2].launch.args[4].extent = 8; },
+     "step 2 (launch 'k0_generic') arg 4 (i64) has extent 8 and access none, "
+     "expected 0 and none: only pointers have them"},
+    {"immediate with an access",
+     [](PlanContents &p) { p.steps[2].launch.args[5].access = kRead; },
+     "step 2 (launch 'k0_generic') arg 5 (f32) has extent 0 and access read, "
+     "expected 0 and none"},
+    {"arena of 2^63 bytes",
+     [](PlanContents &p) { p.arenaBytes = uint64_t(1) << 63; },
+     "the arena is 9223372036854775808 bytes, expected at most "
+     "1099511627776 (1 TiB)"},
+    {"arena just over 1 TiB",
+     [](PlanContents &p) { p.arenaBytes = kMaxArenaBytes + 1; },
+     "the arena is 1099511627777 bytes, expected at most 1099511627776"},
+    {"4 GiB of shared memory",
+     [](PlanContents &p) { p.steps[2].launch.sharedMemoryBytes = UINT32_MAX; },
+     "step 2 (launch 'k0_generic'): 4294967295 bytes of dynamic shared "
+     "memory, expected at most 232448 (what a block can have on sm_90)"},
+    {"one byte too much shared memory",
+     [](PlanContents &p) {
+       p.steps[3].launch.sharedMemoryBytes = kMaxSharedMemoryBytes + 1;
+     },
+     "step 3 (launch 'k1_reduce'): 232449 bytes of dynamic shared memory"},
     {"copy out of the arena",
      [](PlanContents &p) { p.steps[1].copy.dst.offset = 4090; },
      "step 1 (copy): destination range [arena+4090, +96 bytes) is outside "
@@ -308,6 +416,18 @@ const BadPlanCase kBadPlans[] = {
     {"fill into the weights",
      [](PlanContents &p) { p.steps[0] = fillStep(weights(8), 8, 0); },
      "step 0 (fill): the destination weights+8 is in the weights"},
+    {"copy from the weights into the weights",
+     [](PlanContents &p) {
+       p.steps[4] = copyStep(weights(500), weights(0), 16);
+     },
+     "step 4 (copy): the destination weights+500 is in the weights, which "
+     "steps may not write"},
+    {"zero-byte copy into the weights",
+     [](PlanContents &p) { p.steps[4] = copyStep(weights(1000), arena(0), 0); },
+     "step 4 (copy): the destination weights+1000 is in the weights"},
+    {"zero-byte fill into the weights",
+     [](PlanContents &p) { p.steps[5] = fillStep(weights(0), 0, 0); },
+     "step 5 (fill): the destination weights+0 is in the weights"},
     {"library call without callee",
      [](PlanContents &p) { p.steps[8].libraryCall.callee.clear(); },
      "step 8 (call) has no callee"},
@@ -355,8 +475,16 @@ TEST(PlanWrite, AcceptsEdgeCases) {
   PlanContents plan = makeFullPlan();
   // A pointer one past the end, a zero-byte copy at the end of a space.
   plan.steps.push_back(copyStep(arena(4096), tensor(3, 0), 0));
-  plan.steps.push_back(launchStep(0, {0x7FFFFFFF, 65535, 65535}, {1024, 1, 1},
-                                  {pointerArg(arena(4096))}));
+  plan.steps.push_back(launchStep(1, {0x7FFFFFFF, 65535, 65535}, {1024, 1, 1},
+                                  {pointerArg(arena(4096), 0, kWrite),
+                                   pointerArg(weights(1000), 0, kRead),
+                                   pointerArg(tensor(6, 0), 16, kReadWrite)},
+                                  kMaxSharedMemoryBytes));
+  // A kernel without parameters, launched without arguments; a signature
+  // with every kind.
+  plan.kernels.push_back(kernel("k2_nothing", {}));
+  plan.steps.push_back(launchStep(2, {1, 1, 1}, {1, 1, 1}, {}));
+  plan.kernels.push_back(kernel("k3_unlaunched", {kF32, kI64, kI32, kPtr}));
   // A library call without buffers or payload, one whose buffers cover a
   // whole space, alias each other and lie in the weights (what a call writes
   // is its handler's business), and a zero-byte buffer at the end.
@@ -369,6 +497,15 @@ TEST(PlanWrite, AcceptsEdgeCases) {
                                        std::string(3000, '\0')));
   EXPECT_TRUE(verifyPlan(plan).isOk()) << verifyPlan(plan).toString();
   EXPECT_TRUE(writePlan(plan).isOk());
+  // The largest arena.
+  plan.arenaBytes = kMaxArenaBytes;
+  EXPECT_TRUE(verifyPlan(plan).isOk()) << verifyPlan(plan).toString();
+  auto file = writePlan(plan);
+  ASSERT_TRUE(file.isOk());
+  auto read = readPlan(file->data(), file->size());
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  std::string difference;
+  EXPECT_TRUE(plansEqual(plan, *read, difference)) << difference;
 }
 
 //===----------------------------------------------------------------------===//
@@ -424,25 +561,24 @@ TEST(PlanRead, NewerMajorVersion) {
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 2.0 is newer than this runtime's 1.1"));
+              StartsWith("plan format 2.0 is newer than this runtime's 1.2"));
 }
 
 TEST(PlanRead, NewerMinorVersion) {
   std::string file = writeOrDie(makeSmallPlan());
-  EXPECT_EQ(readLE32(file, 12), 1u); // writers write the current version
-  writeLE32(file, 12, 2);
+  EXPECT_EQ(readLE32(file, 12), 2u); // writers write the current version
+  writeLE32(file, 12, 3);
   fixHeaderCrc(file);
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 1.2 is newer than this runtime's 1.1"));
+              StartsWith("plan format 1.3 is newer than this runtime's 1.2"));
 }
 
-// A file the format 1.0 writer wrote (makeSmallPlan, before library calls
-// existed) reads as it did: 1.1 only added a step kind. The 1.1 writer lays
-// the same plan out byte for byte the same, but for the minor version and
-// the header checksum.
-TEST(PlanRead, Format10FileStillReads) {
+// A file the format 1.0 writer wrote (makeSmallPlan before library calls,
+// signatures and extents existed) parses, but its launches cannot be checked
+// against kernel signatures: it is refused, naming its first launch.
+TEST(PlanRead, Format10FileWithLaunchesIsRefused) {
   std::ifstream in(KILN_TEST_INPUTS "/small-plan-1.0.kplan", std::ios::binary);
   ASSERT_TRUE(in.good()) << "cannot read " KILN_TEST_INPUTS
                             "/small-plan-1.0.kplan";
@@ -450,18 +586,57 @@ TEST(PlanRead, Format10FileStillReads) {
   ASSERT_EQ(old.size(), 1600u);
   EXPECT_EQ(readLE32(old, 8), 1u);
   EXPECT_EQ(readLE32(old, 12), 0u);
-  auto plan = readPlan(old.data(), old.size());
-  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
-  std::string difference;
-  EXPECT_TRUE(plansEqual(makeSmallPlan(), *plan, difference)) << difference;
+  Status s = readError(old);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
+  EXPECT_EQ(s.message(), "step 2 is a launch, and the plan was written by "
+                         "format 1.0, before kernel signatures (1.2): "
+                         "recompile it");
+  // The same file claiming to be 1.2 lacks the argument extents.
+  std::string claimed = old;
+  writeLE32(claimed, 12, 2);
+  fixHeaderCrc(claimed);
+  EXPECT_EQ(readError(claimed).message(),
+            "step 2 has 3 argument(s) and 0 argument extent(s), expected one "
+            "per argument");
+}
 
-  std::string current = writeOrDie(*plan);
-  ASSERT_EQ(current.size(), old.size());
-  EXPECT_EQ(readLE32(current, 12), 1u);
-  std::string downgraded = current;
-  writeLE32(downgraded, 12, 0);
-  fixHeaderCrc(downgraded);
-  EXPECT_EQ(downgraded, old);
+// A plan of format 1.0 or 1.1 without launches has nothing 1.2 added but
+// kernel signatures it does not use: it still reads.
+TEST(PlanRead, OlderFilesWithoutLaunchesStillRead) {
+  PlanContents plan = makeFullPlan();
+  std::vector<Step> steps;
+  for (const Step &step : plan.steps)
+    if (step.kind != Step::Kind::Launch)
+      steps.push_back(step);
+  plan.steps = steps;
+  for (KernelDesc &k : plan.kernels)
+    k.params.clear(); // what an older writer wrote
+  const std::string current = writeOrDie(plan);
+  for (uint32_t minor : {0u, 1u}) {
+    SCOPED_TRACE(minor);
+    std::string old = current;
+    writeLE32(old, 12, minor);
+    fixHeaderCrc(old);
+    auto read = readPlan(old.data(), old.size());
+    ASSERT_TRUE(read.isOk()) << read.status().toString();
+    std::string difference;
+    EXPECT_TRUE(plansEqual(plan, *read, difference)) << difference;
+  }
+  // A library call is no launch: a 1.1 file with one reads.
+  std::string old = writeOrDie(plan);
+  writeLE32(old, 12, 1);
+  fixHeaderCrc(old);
+  EXPECT_TRUE(readPlan(old.data(), old.size()).isOk());
+  // With a launch, the 1.1 file is refused.
+  plan = makeFullPlan();
+  old = writeOrDie(plan);
+  writeLE32(old, 12, 1);
+  fixHeaderCrc(old);
+  Status s = readError(old);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
+  EXPECT_EQ(s.message(), "step 2 is a launch, and the plan was written by "
+                         "format 1.1, before kernel signatures (1.2): "
+                         "recompile it");
 }
 
 TEST(PlanRead, OlderMajorVersion) {
@@ -472,7 +647,7 @@ TEST(PlanRead, OlderMajorVersion) {
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 0.9 is older than this runtime's 1.1, "
+              StartsWith("plan format 0.9 is older than this runtime's 1.2, "
                          "which reads only format 1.x"));
 }
 
@@ -582,9 +757,11 @@ TEST(PlanRead, SharedTablesCannotAmplify) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<fb::KernelArg> args(
       2000, fb::KernelArg(fb::ArgKind::I64, fb::Address(), 0));
+  std::vector<fb::ArgExtent> extents(2000);
   fb::Dim3 one(1, 1, 1);
   auto launch =
-      fb::CreateLaunchStep(b, 0, &one, &one, 0, b.CreateVectorOfStructs(args));
+      fb::CreateLaunchStep(b, 0, &one, &one, 0, b.CreateVectorOfStructs(args),
+                           b.CreateVectorOfStructs(extents));
   auto step = fb::CreateStep(b, fb::StepKind::LaunchStep, launch.Union());
   std::vector<flatbuffers::Offset<fb::Step>> steps(100000, step);
   auto kernel = fb::CreateKernel(b, b.CreateString("k"));
@@ -620,6 +797,33 @@ TEST(PlanRead, SharedLibraryCallsCannotAmplify) {
                                      "it holds"));
 }
 
+// Format 1.2 has one extent per launch argument.
+TEST(PlanRead, LaunchWithoutOneExtentPerArgument) {
+  for (auto [numArgs, numExtents] : {std::pair{1, 0}, {1, 2}, {0, 1}}) {
+    SCOPED_TRACE(std::to_string(numArgs) + " " + std::to_string(numExtents));
+    flatbuffers::FlatBufferBuilder b;
+    std::vector<fb::KernelArg> args(
+        numArgs, fb::KernelArg(fb::ArgKind::I64, fb::Address(), 0));
+    std::vector<fb::ArgExtent> extents(numExtents);
+    fb::Dim3 one(1, 1, 1);
+    auto launch =
+        fb::CreateLaunchStep(b, 0, &one, &one, 0, b.CreateVectorOfStructs(args),
+                             b.CreateVectorOfStructs(extents));
+    std::vector<flatbuffers::Offset<fb::Step>> steps = {
+        fb::CreateStep(b, fb::StepKind::LaunchStep, launch.Union())};
+    auto manifest = fb::CreateManifest(b, fb::CreateCompatibility(b), 0, 0, 0,
+                                       0, -1, 0, b.CreateVector(steps));
+    b.Finish(manifest, "KPLM");
+    Status s = readError(wrapManifest(b));
+    EXPECT_EQ(s.code(), StatusCode::InvalidPlan);
+    EXPECT_EQ(s.message(), "step 0 has " + std::to_string(numArgs) +
+                               " argument(s) and " +
+                               std::to_string(numExtents) +
+                               " argument extent(s), expected one per "
+                               "argument");
+  }
+}
+
 TEST(PlanRead, LibraryCallWithoutData) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<flatbuffers::Offset<fb::Step>> steps = {
@@ -641,6 +845,9 @@ struct TamperCase {
 fb::LaunchStep &launchAt(fb::Manifest &m, uint32_t step) {
   return *const_cast<fb::LaunchStep *>(
       m.mutable_steps()->GetMutableObject(step)->step_as_LaunchStep());
+}
+fb::ArgExtent &extentAt(fb::Manifest &m, uint32_t step, uint32_t arg) {
+  return *launchAt(m, step).mutable_arg_extents()->GetMutableObject(arg);
 }
 fb::CopyStep &copyAt(fb::Manifest &m, uint32_t step) {
   return *const_cast<fb::CopyStep *>(
@@ -725,6 +932,71 @@ const TamperCase kTamperCases[] = {
      },
      "step 8 (call 'test.matmul'): buffer 2: tensor index 70 is out of "
      "range"},
+    // Format 1.2: what a crafted file with valid checksums cannot do.
+    {"arena shrunk below a launch's extent",
+     [](fb::Manifest &m) { ASSERT_TRUE(m.mutate_arena_bytes(4000)); },
+     "step 6 (launch 'k1_reduce') arg 0: pointer range [arena+0, +4096 "
+     "bytes) is outside the arena (4000 bytes)"},
+    {"tensor shape shrunk below a launch's extent",
+     [](fb::Manifest &m) {
+       m.mutable_tensors()->GetMutableObject(4)->mutable_shape()->Mutate(1, 3);
+     },
+     "step 2 (launch 'k0_generic') arg 2: pointer range [tensor4+0, +24 "
+     "bytes) is outside tensor 4 'y' (18 bytes)"},
+    {"extent grown past the arena",
+     [](fb::Manifest &m) { extentAt(m, 6, 0).mutate_extent(4097); },
+     "step 6 (launch 'k1_reduce') arg 0: pointer range [arena+0, +4097 "
+     "bytes) is outside the arena (4096 bytes)"},
+    {"pointer moved past the end of a tensor",
+     [](fb::Manifest &m) {
+       auto *args = launchAt(m, 6).mutable_args();
+       args->GetMutableObject(2)->mutable_address().mutate_offset(9);
+     },
+     "step 6 (launch 'k1_reduce') arg 2: pointer range [tensor2+9, +8 "
+     "bytes) is outside tensor 2 'indices' (16 bytes)"},
+    {"a write into the weights",
+     [](fb::Manifest &m) {
+       extentAt(m, 2, 1).mutate_access(fb::ArgAccess::Write);
+     },
+     "step 2 (launch 'k0_generic') arg 1: pointer weights+16 has access "
+     "write into the weights, which steps may not write"},
+    {"unknown access",
+     [](fb::Manifest &m) {
+       extentAt(m, 3, 0).mutate_access(static_cast<fb::ArgAccess>(200));
+     },
+     "step 3 (launch 'k1_reduce') arg 0 has access 200, expected none (0)"},
+    {"argument kind changed",
+     [](fb::Manifest &m) {
+       launchAt(m, 2).mutable_args()->GetMutableObject(3)->mutate_kind(
+           fb::ArgKind::I64);
+     },
+     "step 2 (launch 'k0_generic') arg 3 is i64, expected i32: kernel 0 "
+     "'k0_generic' takes (pointer, pointer, pointer, i32, i64, f32)"},
+    {"parameter kind changed",
+     [](fb::Manifest &m) {
+       m.mutable_kernels()->GetMutableObject(1)->mutable_params()->Mutate(
+           0, fb::ArgKind::F32);
+     },
+     "step 3 (launch 'k1_reduce') arg 0 is pointer, expected f32: kernel 1 "
+     "'k1_reduce' takes (f32, pointer, pointer)"},
+    {"unknown parameter kind",
+     [](fb::Manifest &m) {
+       m.mutable_kernels()->GetMutableObject(0)->mutable_params()->Mutate(
+           5, static_cast<fb::ArgKind>(9));
+     },
+     "kernel 0 'k0_generic' parameter 5 has kind 9"},
+    {"arena of 2^63 bytes",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(m.mutate_arena_bytes(uint64_t(1) << 63));
+     },
+     "the arena is 9223372036854775808 bytes, expected at most "
+     "1099511627776 (1 TiB)"},
+    {"4 GiB of shared memory",
+     [](fb::Manifest &m) {
+       ASSERT_TRUE(launchAt(m, 2).mutate_shared_memory_bytes(UINT32_MAX));
+     },
+     "step 2 (launch 'k0_generic'): 4294967295 bytes of dynamic shared "
+     "memory, expected at most 232448"},
     {"image points at the weights section",
      [](fb::Manifest &m) {
        ASSERT_TRUE(m.mutable_images()->GetMutableObject(0)->mutate_section(2));

@@ -28,10 +28,18 @@ Address tensor(uint32_t index, uint64_t offset) {
   return {MemorySpace::Tensor, index, offset};
 }
 
-KernelArg pointerArg(Address address) {
+KernelDesc kernel(std::string name, std::vector<KernelArg::Kind> params,
+                  std::string tiling) {
+  return {std::move(name), std::move(tiling), std::move(params)};
+}
+
+KernelArg pointerArg(Address address, uint64_t extent,
+                     KernelArg::Access access) {
   KernelArg arg;
   arg.kind = KernelArg::Kind::Pointer;
   arg.address = address;
+  arg.extent = extent;
+  arg.access = access;
   return arg;
 }
 KernelArg i32Arg(int32_t value) {
@@ -115,7 +123,8 @@ PlanContents addPlan(int64_t n, const std::vector<float> &w) {
   plan.tensors = {{"a", DataType::F32, {n}, true},
                   {"b", DataType::F32, {n}, true},
                   {"out", DataType::F32, {n}, false}};
-  plan.kernels = {{"fake_add_f32", "tile=[256]"}};
+  plan.kernels = {
+      kernel("fake_add_f32", {kPtr, kPtr, kPtr, kI64}, "tile=[256]")};
   plan.images = {image(KernelImage::Format::PTX, 80, kAddModule)};
   plan.weights.assign(reinterpret_cast<const char *>(w.data()),
                       w.size() * sizeof(float));
@@ -125,11 +134,13 @@ PlanContents addPlan(int64_t n, const std::vector<float> &w) {
   plan.steps = {
       copyStep(arena(0), tensor(0, 0), bytes),
       launchStep(0, {blocks, 1, 1}, {256, 1, 1},
-                 {pointerArg(arena(0)), pointerArg(weights(0)),
-                  pointerArg(arena(bytes)), i64Arg(n)}),
+                 {pointerArg(arena(0), bytes, kRead),
+                  pointerArg(weights(0), bytes, kRead),
+                  pointerArg(arena(bytes), bytes, kWrite), i64Arg(n)}),
       launchStep(0, {blocks, 1, 1}, {256, 1, 1},
-                 {pointerArg(arena(bytes)), pointerArg(tensor(1, 0)),
-                  pointerArg(tensor(2, 0)), i64Arg(n)}),
+                 {pointerArg(arena(bytes), bytes, kRead),
+                  pointerArg(tensor(1, 0), bytes, kRead),
+                  pointerArg(tensor(2, 0), bytes, kWrite), i64Arg(n)}),
   };
   return plan;
 }
@@ -169,8 +180,9 @@ PlanContents makeFullPlan() {
   add("scalar", DataType::I8, {}, false);     // 5: 1 byte
   add("counts", DataType::I32, {4}, false);   // 6: 16 bytes
 
-  plan.kernels = {{"k0_generic", "tile=[256] threads=[256] stages=1"},
-                  {"k1_reduce", ""}};
+  plan.kernels = {kernel("k0_generic", {kPtr, kPtr, kPtr, kI32, kI64, kF32},
+                         "tile=[256] threads=[256] stages=1"),
+                  kernel("k1_reduce", {kPtr, kPtr, kPtr})};
 
   KernelImage ptx;
   ptx.format = KernelImage::Format::PTX;
@@ -192,16 +204,23 @@ PlanContents makeFullPlan() {
       fillStep(arena(0), 512, 0xAB),
       copyStep(arena(512), tensor(0, 0), 96),
       launchStep(0, {98, 2, 1}, {256, 1, 1},
-                 {pointerArg(arena(512)), pointerArg(weights(16)),
-                  pointerArg(tensor(4, 0)), i32Arg(-7),
+                 {pointerArg(arena(512), 96, kRead),
+                  pointerArg(weights(16), 32, kRead),
+                  pointerArg(tensor(4, 0), 24, kWrite), i32Arg(-7),
                   i64Arg(int64_t(1) << 40), f32Arg(1.5f)},
                  1024),
+      // Pointers at the end of their space, one the kernel does not use.
       launchStep(1, {1, 1, 1}, {32, 4, 2},
-                 {pointerArg(tensor(3, 0)), pointerArg(weights(1000)),
-                  pointerArg(tensor(1, 5))}),
+                 {pointerArg(tensor(3, 0), 0, kWrite),
+                  pointerArg(weights(1000), 0, kNone),
+                  pointerArg(tensor(1, 5), 0, kRead)}),
       copyStep(tensor(6, 0), weights(0), 16),
       fillStep(tensor(5, 0), 1, 0xFF),
-      launchStep(1, {7, 1, 1}, {1, 1, 1}, {}),
+      // Whole spaces.
+      launchStep(1, {7, 1, 1}, {1, 1, 1},
+                 {pointerArg(arena(0), 4096, kReadWrite),
+                  pointerArg(weights(0), 1000, kRead),
+                  pointerArg(tensor(2, 8), 8, kRead)}),
       copyStep(tensor(2, 0), arena(4080), 16),
       libraryCallStep("test.matmul",
                       {{arena(0), 64},
@@ -223,7 +242,8 @@ PlanContents makeSmallPlan() {
   TensorDesc in{"in", DataType::F32, {16}, true};
   TensorDesc out{"out", DataType::F32, {16}, false};
   plan.tensors = {in, out};
-  plan.kernels = {{"k_a", "tile=[64]"}, {"k_b", ""}};
+  plan.kernels = {kernel("k_a", {kPtr, kPtr, kI64}, "tile=[64]"),
+                  kernel("k_b", {kPtr, kF32})};
   KernelImage image;
   image.format = KernelImage::Format::PTX;
   image.arch = 80;
@@ -236,9 +256,10 @@ PlanContents makeSmallPlan() {
       fillStep(arena(0), 64, 0),
       copyStep(arena(64), tensor(0, 0), 64),
       launchStep(0, {1, 1, 1}, {64, 1, 1},
-                 {pointerArg(arena(64)), pointerArg(weights(0)), i64Arg(16)}),
+                 {pointerArg(arena(64), 64, kReadWrite),
+                  pointerArg(weights(0), 64, kRead), i64Arg(16)}),
       launchStep(1, {1, 1, 1}, {64, 1, 1},
-                 {pointerArg(arena(64)), f32Arg(2.0f)}),
+                 {pointerArg(arena(64), 64, kReadWrite), f32Arg(2.0f)}),
       copyStep(tensor(1, 0), arena(64), 64),
   };
   return plan;
@@ -273,7 +294,8 @@ bool plansEqual(const PlanContents &a, const PlanContents &b,
     return differ("kernel count");
   for (size_t i = 0; i < a.kernels.size(); ++i)
     if (a.kernels[i].name != b.kernels[i].name ||
-        a.kernels[i].tiling != b.kernels[i].tiling)
+        a.kernels[i].tiling != b.kernels[i].tiling ||
+        a.kernels[i].params != b.kernels[i].params)
       return differ("kernel " + std::to_string(i));
   if (a.images.size() != b.images.size())
     return differ("image count");
@@ -303,6 +325,8 @@ bool plansEqual(const PlanContents &a, const PlanContents &b,
       for (size_t j = 0; j < l.args.size(); ++j)
         if (l.args[j].kind != m.args[j].kind ||
             l.args[j].bits != m.args[j].bits ||
+            l.args[j].extent != m.args[j].extent ||
+            l.args[j].access != m.args[j].access ||
             !sameAddress(l.args[j].address, m.args[j].address))
           return differ(where + " arg " + std::to_string(j));
       break;

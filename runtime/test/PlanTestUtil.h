@@ -21,12 +21,13 @@ namespace kiln::rt::test {
 /// A CRC-32 written independently of the runtime's (bit by bit).
 uint32_t referenceCrc32(const void *data, size_t size);
 
-/// Every data type, memory space, step kind, argument kind and image format,
-/// a zero-sized and a scalar tensor, and sections that need padding.
+/// Every data type, memory space, step kind, argument kind and access, and
+/// image format, a zero-sized and a scalar tensor, and sections that need
+/// padding.
 PlanContents makeFullPlan();
-/// 2 kernels, 1 PTX image, 64 bytes of weights, 5 steps; nothing newer than
-/// format 1.0 (test/Inputs/small-plan-1.0.kplan is this plan, written by the
-/// format 1.0 writer).
+/// 2 kernels, 1 PTX image, 64 bytes of weights, 5 steps; no library call
+/// (test/Inputs/small-plan-1.0.kplan is this plan without the signatures and
+/// extents, written by the format 1.0 writer).
 PlanContents makeSmallPlan();
 
 /// The text of a module of the fake driver (FakeCudaDriver.c) with the
@@ -57,11 +58,28 @@ void fixHeaderCrc(std::string &file);
 /// Recomputes the body and header checksums (after patching the body).
 void fixCrcs(std::string &file);
 
+/// Parameter kinds and accesses, briefly.
+constexpr KernelArg::Kind kPtr = KernelArg::Kind::Pointer;
+constexpr KernelArg::Kind kI32 = KernelArg::Kind::I32;
+constexpr KernelArg::Kind kI64 = KernelArg::Kind::I64;
+constexpr KernelArg::Kind kF32 = KernelArg::Kind::F32;
+constexpr KernelArg::Access kNone = KernelArg::Access::None;
+constexpr KernelArg::Access kRead = KernelArg::Access::Read;
+constexpr KernelArg::Access kWrite = KernelArg::Access::Write;
+constexpr KernelArg::Access kReadWrite = KernelArg::Access::ReadWrite;
+
+/// A kernel with its signature.
+KernelDesc kernel(std::string name, std::vector<KernelArg::Kind> params,
+                  std::string tiling = "");
+
 /// An Address, briefly.
 Address arena(uint64_t offset);
 Address weights(uint64_t offset);
 Address tensor(uint32_t index, uint64_t offset);
-KernelArg pointerArg(Address address);
+/// A pointer to `extent` bytes at `address` that the kernel uses as
+/// `access` says.
+KernelArg pointerArg(Address address, uint64_t extent,
+                     KernelArg::Access access);
 KernelArg i32Arg(int32_t value);
 KernelArg i64Arg(int64_t value);
 KernelArg f32Arg(float value);

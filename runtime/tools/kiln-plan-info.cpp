@@ -1,11 +1,13 @@
 //===- kiln-plan-info.cpp - what a plan file holds --------------*- C++ -*-===//
 //
 // Verifies a .kplan file the way the runtime does (readPlan) and prints what
-// it holds: the compatibility record, the I/O tensors, the kernels, the
-// kernel images, the sizes of the weights and the arena, and the steps
-// (counted by kind, or one line each with --steps: a library call shows its
-// callee, its buffers and the size of its payload). Needs no GPU. Exit status
-// 1 with "kiln-plan-info: <file>: <status>" when the plan does not verify.
+// it holds: the compatibility record, the I/O tensors, the kernels and their
+// signatures, the kernel images, the sizes of the weights and the arena, and
+// the steps (counted by kind, or one line each with --steps: a launch shows
+// its arguments, a pointer with its extent and access, "arena+256[1024,w]";
+// a library call its callee, its buffers and the size of its payload). Needs
+// no GPU. Exit status 1 with "kiln-plan-info: <file>: <status>" when the
+// plan does not verify.
 //
 // The output is stable: lit tests check it with FileCheck.
 //
@@ -40,10 +42,42 @@ std::string formatDims(const std::array<uint32_t, 3> &d) {
          std::to_string(d[2]) + ")";
 }
 
+/// "-", "r", "w", "rw".
+const char *accessLetters(KernelArg::Access access) {
+  switch (access) {
+  case KernelArg::Access::None:
+    return "-";
+  case KernelArg::Access::Read:
+    return "r";
+  case KernelArg::Access::Write:
+    return "w";
+  case KernelArg::Access::ReadWrite:
+    return "rw";
+  }
+  return "?";
+}
+
+/// "ptr", "i32", "i64", "f32".
+const char *kindName(KernelArg::Kind kind) {
+  switch (kind) {
+  case KernelArg::Kind::Pointer:
+    return "ptr";
+  case KernelArg::Kind::I32:
+    return "i32";
+  case KernelArg::Kind::I64:
+    return "i64";
+  case KernelArg::Kind::F32:
+    return "f32";
+  }
+  return "?";
+}
+
 std::string formatArg(const KernelArg &arg) {
   switch (arg.kind) {
   case KernelArg::Kind::Pointer:
-    return formatAddress(arg.address);
+    // The bytes the kernel may touch from there, and how.
+    return formatAddress(arg.address) + "[" + std::to_string(arg.extent) + "," +
+           accessLetters(arg.access) + "]";
   case KernelArg::Kind::I32:
     return "i32 " + std::to_string(static_cast<int32_t>(arg.bits));
   case KernelArg::Kind::I64:
@@ -167,10 +201,15 @@ void print(const std::string &path, const std::string &bytes,
                 t.numBytes());
   }
   std::printf("kernels: %zu\n", plan.kernels.size());
-  for (size_t i = 0; i < plan.kernels.size(); ++i)
-    std::printf("  kernel %zu: %s%s%s\n", i, plan.kernels[i].name.c_str(),
-                plan.kernels[i].tiling.empty() ? "" : " ",
-                plan.kernels[i].tiling.c_str());
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const KernelDesc &k = plan.kernels[i];
+    std::printf("  kernel %zu: %s%s%s\n", i, k.name.c_str(),
+                k.tiling.empty() ? "" : " ", k.tiling.c_str());
+    std::string params;
+    for (KernelArg::Kind kind : k.params)
+      params += (params.empty() ? "" : ", ") + std::string(kindName(kind));
+    std::printf("    params: %s\n", params.empty() ? "none" : params.c_str());
+  }
   std::printf("images: %zu\n", plan.images.size());
   for (size_t i = 0; i < plan.images.size(); ++i) {
     const KernelImage &image = plan.images[i];

@@ -2,9 +2,10 @@
 //
 // The data types of I/O tensors and the consistency checks every plan passes
 // before it is written (writePlan) and after it is read (readPlan): indices
-// in range, enum values known, launch dimensions the hardware accepts, a
-// callee for every library call, and every address range inside its memory
-// space, with overflow-safe arithmetic.
+// in range, enum values known, launch dimensions the hardware accepts, launch
+// arguments that match their kernel's signature, a callee for every library
+// call, and every address range (a pointer argument's extent included)
+// inside its memory space, with overflow-safe arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +98,51 @@ const char *formatName(KernelImage::Format format) {
   return format == KernelImage::Format::Cubin ? "cubin" : "PTX";
 }
 
+bool isKnownKind(KernelArg::Kind kind) {
+  return kind == KernelArg::Kind::Pointer || kind == KernelArg::Kind::I32 ||
+         kind == KernelArg::Kind::I64 || kind == KernelArg::Kind::F32;
+}
+
+/// "pointer", "i32", "i64", "f32".
+const char *kindName(KernelArg::Kind kind) {
+  switch (kind) {
+  case KernelArg::Kind::Pointer:
+    return "pointer";
+  case KernelArg::Kind::I32:
+    return "i32";
+  case KernelArg::Kind::I64:
+    return "i64";
+  case KernelArg::Kind::F32:
+    return "f32";
+  }
+  return "invalid";
+}
+
+const char *kKnownKinds = "pointer (0), i32 (1), i64 (2) or f32 (3)";
+
+/// "none", "read", "write", "read-write".
+const char *accessName(KernelArg::Access access) {
+  switch (access) {
+  case KernelArg::Access::None:
+    return "none";
+  case KernelArg::Access::Read:
+    return "read";
+  case KernelArg::Access::Write:
+    return "write";
+  case KernelArg::Access::ReadWrite:
+    return "read-write";
+  }
+  return "invalid";
+}
+
+/// "(pointer, pointer, i64)".
+std::string formatSignature(const std::vector<KernelArg::Kind> &params) {
+  std::string s = "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    s += (i ? ", " : "") + std::string(kindName(params[i]));
+  return s + ")";
+}
+
 /// Runs the checks of checkPlanContents; the first failure wins.
 class PlanChecker {
 public:
@@ -104,6 +150,10 @@ public:
       : plan_(plan), code_(code) {}
 
   Status run() {
+    if (plan_.arenaBytes > kMaxArenaBytes)
+      return fail("the arena is " + std::to_string(plan_.arenaBytes) +
+                  " bytes, expected at most " + std::to_string(kMaxArenaBytes) +
+                  " (1 TiB)");
     if (Status s = checkTensors(); !s)
       return s;
     if (Status s = checkKernelsAndImages(); !s)
@@ -156,9 +206,17 @@ private:
   }
 
   Status checkKernelsAndImages() {
-    for (size_t i = 0; i < plan_.kernels.size(); ++i)
-      if (plan_.kernels[i].name.empty())
+    for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+      const KernelDesc &k = plan_.kernels[i];
+      if (k.name.empty())
         return fail("kernel " + std::to_string(i) + " has no name");
+      for (size_t p = 0; p < k.params.size(); ++p)
+        if (!isKnownKind(k.params[p]))
+          return fail("kernel " + std::to_string(i) + " '" + k.name +
+                      "' parameter " + std::to_string(p) + " has kind " +
+                      std::to_string(static_cast<int>(k.params[p])) +
+                      ", expected " + kKnownKinds);
+    }
     if (!plan_.kernels.empty() && plan_.images.empty())
       return fail("the plan has " + std::to_string(plan_.kernels.size()) +
                   " kernel(s) but no kernel image");
@@ -325,7 +383,8 @@ private:
       return fail(where + " (launch): kernel index " +
                   std::to_string(l.kernel) + " is out of range: the plan has " +
                   std::to_string(plan_.kernels.size()) + " kernel(s)");
-    where += " (launch '" + plan_.kernels[l.kernel].name + "')";
+    const KernelDesc &kernel = plan_.kernels[l.kernel];
+    where += " (launch '" + kernel.name + "')";
     // The limits of every device since compute capability 3.0.
     static constexpr uint32_t gridLimits[3] = {0x7FFFFFFFu, 65535, 65535};
     static constexpr uint32_t blockLimits[3] = {1024, 1024, 64};
@@ -345,31 +404,74 @@ private:
     if (threads > 1024)
       return fail(where + ": block " + formatDims(l.block) + " has " +
                   std::to_string(threads) + " threads, expected at most 1024");
-    for (size_t i = 0; i < l.args.size(); ++i) {
-      const KernelArg &arg = l.args[i];
-      std::string argWhere = where + " arg " + std::to_string(i);
-      switch (arg.kind) {
-      case KernelArg::Kind::I32:
-      case KernelArg::Kind::I64:
-      case KernelArg::Kind::F32:
-        continue;
-      case KernelArg::Kind::Pointer: {
-        uint64_t spaceBytes = 0;
-        std::string spaceName;
-        if (Status s = checkSpace(argWhere, arg.address, spaceBytes, spaceName);
-            !s)
-          return s;
-        if (arg.address.offset > spaceBytes)
-          return fail(argWhere + ": pointer " + formatAddress(arg.address) +
-                      " is past the end of " + spaceName + " (" +
-                      std::to_string(spaceBytes) + " bytes)");
-        continue;
-      }
-      }
-      return fail(argWhere + " has kind " +
-                  std::to_string(static_cast<int>(arg.kind)) +
-                  ", expected pointer (0), i32 (1), i64 (2) or f32 (3)");
+    if (l.sharedMemoryBytes > kMaxSharedMemoryBytes)
+      return fail(where + ": " + std::to_string(l.sharedMemoryBytes) +
+                  " bytes of dynamic shared memory, expected at most " +
+                  std::to_string(kMaxSharedMemoryBytes) +
+                  " (what a block can have on sm_90)");
+    for (size_t i = 0; i < l.args.size(); ++i)
+      if (!isKnownKind(l.args[i].kind))
+        return fail(where + " arg " + std::to_string(i) + " has kind " +
+                    std::to_string(static_cast<int>(l.args[i].kind)) +
+                    ", expected " + kKnownKinds);
+    // The arguments match the kernel's signature.
+    std::string signature = "kernel " + std::to_string(l.kernel) + " '" +
+                            kernel.name + "' takes " +
+                            formatSignature(kernel.params);
+    if (l.args.size() != kernel.params.size())
+      return fail(where + " passes " + std::to_string(l.args.size()) +
+                  " argument(s), expected " +
+                  std::to_string(kernel.params.size()) + ": " + signature);
+    for (size_t i = 0; i < l.args.size(); ++i)
+      if (l.args[i].kind != kernel.params[i])
+        return fail(where + " arg " + std::to_string(i) + " is " +
+                    kindName(l.args[i].kind) + ", expected " +
+                    kindName(kernel.params[i]) + ": " + signature);
+    for (size_t i = 0; i < l.args.size(); ++i)
+      if (Status s = checkArg(where + " arg " + std::to_string(i), l.args[i]);
+          !s)
+        return s;
+    return Status::ok();
+  }
+
+  /// An immediate has no extent or access; a pointer's extent lies inside
+  /// its space and it does not write the weights.
+  Status checkArg(const std::string &where, const KernelArg &arg) const {
+    if (arg.access != KernelArg::Access::None &&
+        arg.access != KernelArg::Access::Read &&
+        arg.access != KernelArg::Access::Write &&
+        arg.access != KernelArg::Access::ReadWrite)
+      return fail(where + " has access " +
+                  std::to_string(static_cast<int>(arg.access)) +
+                  ", expected none (0), read (1), write (2) or read-write "
+                  "(3)");
+    if (arg.kind != KernelArg::Kind::Pointer) {
+      if (arg.extent != 0 || arg.access != KernelArg::Access::None)
+        return fail(where + " (" + kindName(arg.kind) + ") has extent " +
+                    std::to_string(arg.extent) + " and access " +
+                    accessName(arg.access) +
+                    ", expected 0 and none: only pointers have them");
+      return Status::ok();
     }
+    if (arg.access == KernelArg::Access::None && arg.extent != 0)
+      return fail(where + " has access none and extent " +
+                  std::to_string(arg.extent) +
+                  ", expected extent 0 for memory the kernel does not touch");
+    uint64_t spaceBytes = 0;
+    std::string spaceName;
+    if (Status s = checkSpace(where, arg.address, spaceBytes, spaceName); !s)
+      return s;
+    if (arg.address.offset > spaceBytes ||
+        arg.extent > spaceBytes - arg.address.offset)
+      return fail(where + ": pointer range [" + formatAddress(arg.address) +
+                  ", +" + std::to_string(arg.extent) + " bytes) is outside " +
+                  spaceName + " (" + std::to_string(spaceBytes) + " bytes)");
+    if (arg.address.space == MemorySpace::Weights &&
+        (arg.access == KernelArg::Access::Write ||
+         arg.access == KernelArg::Access::ReadWrite))
+      return fail(where + ": pointer " + formatAddress(arg.address) +
+                  " has access " + accessName(arg.access) +
+                  " into the weights, which steps may not write");
     return Status::ok();
   }
 

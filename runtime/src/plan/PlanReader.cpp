@@ -110,9 +110,9 @@ std::array<uint32_t, 3> fromFb(const fb::Dim3 *d) {
 }
 
 /// Checks the 64-byte header and the body checksum; on success sets the
-/// manifest's range.
+/// manifest's size and the file's minor version.
 Status checkHeader(const unsigned char *bytes, size_t size,
-                   uint64_t &manifestSize) {
+                   uint64_t &manifestSize, uint32_t &minorVersion) {
   if (size < kPlanHeaderSize)
     return invalid(
         std::string(size == 0 ? "plan is empty" : "plan is too short") + ": " +
@@ -148,6 +148,8 @@ Status checkHeader(const unsigned char *bytes, size_t size,
                       ours + ", which reads only format " +
                       std::to_string(kPlanFormatMajor) +
                       ".x; compile the model again");
+
+  minorVersion = minor;
 
   uint64_t fileSize = loadLE64(bytes + kFileSizeOffset);
   if (fileSize > size)
@@ -236,34 +238,57 @@ Status checkSections(const fb::Manifest &manifest, const unsigned char *bytes,
   return Status::ok();
 }
 
-/// The step `s` of the manifest as a Step; fails on an unknown kind.
+/// The step `s` of the manifest as a Step; fails on an unknown kind, and on
+/// a launch in a file of a format before kernel signatures (`minorVersion`
+/// < 2), which cannot be checked.
 Status convertStep(uint32_t index, const fb::Step *s, Step &step,
-                   Budget &budget) {
+                   Budget &budget, uint32_t minorVersion) {
   std::string where = "step " + std::to_string(index);
   switch (s->step_type()) {
   case fb::StepKind::LaunchStep: {
     const fb::LaunchStep *l = s->step_as_LaunchStep();
     if (!l)
       return invalid(where + " is a LaunchStep without data");
+    if (minorVersion < 2)
+      return Status(StatusCode::UnsupportedPlan,
+                    where +
+                        " is a launch, and the plan was written by "
+                        "format 1." +
+                        std::to_string(minorVersion) +
+                        ", before kernel signatures (1.2): recompile it");
     step.kind = Step::Kind::Launch;
     step.launch.kernel = l->kernel();
     step.launch.grid = fromFb(l->grid());
     step.launch.block = fromFb(l->block());
     step.launch.sharedMemoryBytes = l->shared_memory_bytes();
-    if (const auto *args = l->args()) {
-      if (args->size() && !isAligned(args->Data(), alignof(fb::KernelArg)))
-        return invalid(where + ": the manifest's argument vector is "
-                               "misaligned");
-      if (!budget.take(args->size(), sizeof(KernelArg)))
-        return overBudget();
-      step.launch.args.reserve(args->size());
-      for (const fb::KernelArg *a : *args) {
-        KernelArg arg;
-        arg.kind = static_cast<KernelArg::Kind>(a->kind());
-        arg.address = fromFb(&a->address());
-        arg.bits = a->bits();
-        step.launch.args.push_back(arg);
-      }
+    // Format 1.2: one extent per argument, beside the arguments.
+    const auto *args = l->args();
+    const auto *extents = l->arg_extents();
+    uint32_t argCount = args ? args->size() : 0;
+    uint32_t extentCount = extents ? extents->size() : 0;
+    if (extentCount != argCount)
+      return invalid(where + " has " + std::to_string(argCount) +
+                     " argument(s) and " + std::to_string(extentCount) +
+                     " argument extent(s), expected one per argument");
+    if (argCount == 0)
+      return Status::ok();
+    if (!isAligned(args->Data(), alignof(fb::KernelArg)) ||
+        !isAligned(extents->Data(), alignof(fb::ArgExtent)))
+      return invalid(where + ": the manifest's argument vectors are "
+                             "misaligned");
+    if (!budget.take(argCount, sizeof(KernelArg)))
+      return overBudget();
+    step.launch.args.reserve(argCount);
+    for (uint32_t i = 0; i < argCount; ++i) {
+      const fb::KernelArg *a = args->Get(i);
+      const fb::ArgExtent *e = extents->Get(i);
+      KernelArg arg;
+      arg.kind = static_cast<KernelArg::Kind>(a->kind());
+      arg.address = fromFb(&a->address());
+      arg.bits = a->bits();
+      arg.extent = e->extent();
+      arg.access = static_cast<KernelArg::Access>(e->access());
+      step.launch.args.push_back(arg);
     }
     return Status::ok();
   }
@@ -323,7 +348,8 @@ Status convertStep(uint32_t index, const fb::Step *s, Step &step,
 
 /// Converts the verified manifest and the sections it points to.
 Status convert(const fb::Manifest &m, const unsigned char *bytes,
-               uint64_t manifestSize, PlanContents &plan) {
+               uint64_t manifestSize, uint32_t minorVersion,
+               PlanContents &plan) {
   Budget budget(manifestSize);
   auto text = [&](const flatbuffers::String *s) {
     return budget.take(s ? s->size() : 0);
@@ -398,9 +424,15 @@ Status convert(const fb::Manifest &m, const unsigned char *bytes,
       return overBudget();
     plan.kernels.reserve(kernels->size());
     for (const fb::Kernel *k : *kernels) {
-      if (!text(k->name()) || !text(k->tiling()))
+      const auto *params = k->params();
+      if (!text(k->name()) || !text(k->tiling()) ||
+          !budget.take(params ? params->size() : 0))
         return overBudget();
-      plan.kernels.push_back({str(k->name()), str(k->tiling())});
+      KernelDesc desc{str(k->name()), str(k->tiling()), {}};
+      if (params)
+        for (fb::ArgKind kind : *params)
+          desc.params.push_back(static_cast<KernelArg::Kind>(kind));
+      plan.kernels.push_back(std::move(desc));
     }
   }
   if (const auto *images = m.images()) {
@@ -436,7 +468,9 @@ Status convert(const fb::Manifest &m, const unsigned char *bytes,
       return overBudget();
     plan.steps.resize(steps->size());
     for (uint32_t i = 0; i < steps->size(); ++i)
-      if (Status s = convertStep(i, steps->Get(i), plan.steps[i], budget); !s)
+      if (Status s = convertStep(i, steps->Get(i), plan.steps[i], budget,
+                                 minorVersion);
+          !s)
         return s;
   }
   return Status::ok();
@@ -450,7 +484,8 @@ StatusOr<PlanContents> readPlan(const void *data, std::size_t size) {
                   "readPlan: data is null but size is " + std::to_string(size));
   const auto *bytes = static_cast<const unsigned char *>(data);
   uint64_t manifestSize = 0;
-  if (Status s = checkHeader(bytes, size, manifestSize); !s)
+  uint32_t minorVersion = 0;
+  if (Status s = checkHeader(bytes, size, manifestSize, minorVersion); !s)
     return s;
 
   // FlatBuffers reads scalars in place: give the manifest 8-byte alignment
@@ -475,7 +510,8 @@ StatusOr<PlanContents> readPlan(const void *data, std::size_t size) {
     return s;
 
   PlanContents plan;
-  if (Status s = convert(*manifest, bytes, manifestSize, plan); !s)
+  if (Status s = convert(*manifest, bytes, manifestSize, minorVersion, plan);
+      !s)
     return s;
   if (Status s = checkPlanContents(plan, StatusCode::InvalidPlan); !s)
     return s;

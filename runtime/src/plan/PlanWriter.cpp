@@ -47,9 +47,9 @@ uint64_t estimateManifestBytes(const PlanContents &plan) {
   for (const TensorDesc &t : plan.tensors)
     bytes += 96 + t.name.size() + 8 * t.shape.size();
   for (const KernelDesc &k : plan.kernels)
-    bytes += 64 + k.name.size() + k.tiling.size();
+    bytes += 64 + k.name.size() + k.tiling.size() + k.params.size();
   for (const Step &s : plan.steps)
-    bytes += 160 + 40 * s.launch.args.size() + 64 +
+    bytes += 160 + 64 * s.launch.args.size() + 64 +
              s.libraryCall.callee.size() + 40 * s.libraryCall.buffers.size() +
              s.libraryCall.payload.size();
   return bytes;
@@ -61,14 +61,20 @@ flatbuffers::Offset<fb::Step> buildStep(flatbuffers::FlatBufferBuilder &b,
   case Step::Kind::Launch: {
     const LaunchStep &l = step.launch;
     std::vector<fb::KernelArg> args;
+    std::vector<fb::ArgExtent> extents;
     args.reserve(l.args.size());
-    for (const KernelArg &a : l.args)
+    extents.reserve(l.args.size());
+    for (const KernelArg &a : l.args) {
       args.emplace_back(static_cast<fb::ArgKind>(a.kind), toFb(a.address),
                         a.bits);
+      extents.emplace_back(a.extent, static_cast<fb::ArgAccess>(a.access));
+    }
     auto argsOffset = b.CreateVectorOfStructs(args);
+    auto extentsOffset = b.CreateVectorOfStructs(extents);
     fb::Dim3 grid = toFb(l.grid), block = toFb(l.block);
-    auto launch = fb::CreateLaunchStep(b, l.kernel, &grid, &block,
-                                       l.sharedMemoryBytes, argsOffset);
+    auto launch =
+        fb::CreateLaunchStep(b, l.kernel, &grid, &block, l.sharedMemoryBytes,
+                             argsOffset, extentsOffset);
     return fb::CreateStep(b, fb::StepKind::LaunchStep, launch.Union());
   }
   case Step::Kind::Copy: {
@@ -125,9 +131,15 @@ void buildManifest(flatbuffers::FlatBufferBuilder &b, const PlanContents &plan,
                                        b.CreateVector(t.shape), t.isInput));
 
   std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
-  for (const KernelDesc &k : plan.kernels)
-    kernels.push_back(
-        fb::CreateKernel(b, b.CreateString(k.name), b.CreateString(k.tiling)));
+  for (const KernelDesc &k : plan.kernels) {
+    std::vector<fb::ArgKind> params;
+    params.reserve(k.params.size());
+    for (KernelArg::Kind kind : k.params)
+      params.push_back(static_cast<fb::ArgKind>(kind));
+    kernels.push_back(fb::CreateKernel(b, b.CreateString(k.name),
+                                       b.CreateString(k.tiling),
+                                       b.CreateVector(params)));
+  }
 
   std::vector<flatbuffers::Offset<fb::Image>> images;
   for (size_t i = 0; i < plan.images.size(); ++i)

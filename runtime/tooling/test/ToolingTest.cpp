@@ -295,15 +295,19 @@ std::string addPlanBytes(int64_t n) {
   plan.tensors = {{"a", DataType::F32, {n}, true},
                   {"b", DataType::F32, {n}, true},
                   {"out", DataType::F32, {n}, false}};
-  plan.kernels = {{"fake_add_f32", ""}};
+  plan.kernels = {
+      rt::test::kernel("fake_add_f32", {rt::test::kPtr, rt::test::kPtr,
+                                        rt::test::kPtr, rt::test::kI64})};
   plan.images = {{rt::KernelImage::Format::PTX, 80,
                   "// kiln-fake-module\n.entry fake_add_f32(p,p,p,i64)\n"}};
   uint32_t blocks = static_cast<uint32_t>((n + 255) / 256);
+  uint64_t size = static_cast<uint64_t>(n) * 4;
   plan.steps = {rt::test::launchStep(
       0, {blocks, 1, 1}, {256, 1, 1},
-      {rt::test::pointerArg(rt::test::tensor(0, 0)),
-       rt::test::pointerArg(rt::test::tensor(1, 0)),
-       rt::test::pointerArg(rt::test::tensor(2, 0)), rt::test::i64Arg(n)})};
+      {rt::test::pointerArg(rt::test::tensor(0, 0), size, rt::test::kRead),
+       rt::test::pointerArg(rt::test::tensor(1, 0), size, rt::test::kRead),
+       rt::test::pointerArg(rt::test::tensor(2, 0), size, rt::test::kWrite),
+       rt::test::i64Arg(n)})};
   auto bytes = rt::writePlan(plan);
   EXPECT_TRUE(bytes.isOk()) << bytes.status().toString();
   return *bytes;

@@ -70,9 +70,27 @@ struct KernelArg {
     I64,
     F32,
   };
+  /// What a kernel does with the memory behind a Pointer argument (format
+  /// 1.2). Steps never write the weights: a Write or ReadWrite pointer into
+  /// them is refused.
+  enum class Access : uint8_t {
+    /// It does not touch it (an unused parameter); `extent` is 0.
+    None,
+    Read,
+    Write,
+    ReadWrite,
+  };
   Kind kind = Kind::I64;
+  /// For Pointer: where it points.
   Address address;
+  /// For immediates: the value.
   uint64_t bits = 0;
+  /// For Pointer: the bytes from `address` that the kernel may touch, so
+  /// [address.offset, address.offset + extent) lies inside its memory space
+  /// (format 1.2). 0 for immediates.
+  uint64_t extent = 0;
+  /// For Pointer: how the kernel uses those bytes. None for immediates.
+  Access access = Access::None;
 };
 
 /// A kernel launch.
@@ -132,6 +150,9 @@ struct KernelDesc {
   /// The tile configuration it was generated with, for people and tools
   /// (e.g. "tile=[256] threads=[256] stages=1").
   std::string tiling;
+  /// Its signature: the kind of each parameter, in order (format 1.2). Every
+  /// launch of the kernel passes exactly these.
+  std::vector<KernelArg::Kind> params;
 };
 
 /// Code for one architecture: all kernels in one module.
@@ -175,17 +196,27 @@ struct PlanContents {
 };
 
 /// The current file format version. A reader accepts the same major version
-/// and any minor version up to its own. 1.1 added library-call steps.
+/// and any minor version up to its own. 1.1 added library-call steps, 1.2
+/// kernel signatures and argument extents (a file of 1.0 or 1.1 with launch
+/// steps is refused: it cannot be checked).
 constexpr uint32_t kPlanFormatMajor = 1;
-constexpr uint32_t kPlanFormatMinor = 1;
+constexpr uint32_t kPlanFormatMinor = 2;
 /// Sections (kernel images, weights) start at multiples of this.
 constexpr uint64_t kPlanSectionAlignment = 256;
+/// The largest arena a plan may ask for (1 TiB).
+constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 40;
+/// The most dynamic shared memory a launch may ask for: 227 KiB, what one
+/// block can have on sm_90 (a device with less refuses the launch).
+constexpr uint32_t kMaxSharedMemoryBytes = 232448;
 
 /// Checks that `plan` is consistent: unique non-empty tensor names, valid data
 /// types and shapes, kernel and tensor indices in range, known enum values,
 /// launch dimensions every device accepts (grid and block >= 1, at most 1024
-/// threads a block), every address range inside its memory space, no copy or
-/// fill writing the weights, a callee for every library call, and every
+/// threads a block, at most kMaxSharedMemoryBytes of shared memory), an arena
+/// of at most kMaxArenaBytes, every launch's arguments matching its kernel's
+/// params in number and kind, every address range inside its memory space
+/// (for a pointer argument, its extent from its address), nothing but library
+/// calls writing the weights, a callee for every library call, and every
 /// image's arch listed in compatibility.archs. (What a library call writes is
 /// its handler's business: only its buffers' ranges are checked.) Fails with
 /// InvalidArgument naming the first problem.
@@ -200,7 +231,8 @@ StatusOr<std::string> writePlan(const PlanContents &plan);
 /// verifier) and the consistency of every step (kernel and tensor indices in
 /// range, every address range inside its space). Errors are
 /// InvalidPlan/UnsupportedPlan statuses that say what was expected and what
-/// was found.
+/// was found; UnsupportedPlan for a newer format, and for a file of format
+/// 1.0 or 1.1 with launch steps (it has no kernel signatures: recompile it).
 StatusOr<PlanContents> readPlan(const void *data, std::size_t size);
 
 } // namespace kiln::rt
