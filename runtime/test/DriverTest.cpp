@@ -112,10 +112,10 @@ TEST_F(FakeDriverTest, InitFailureIsDriverErrorWithCudaName) {
 }
 
 TEST_F(FakeDriverTest, UnnamedErrorCodeIsReportedByNumber) {
-  configure(999, 1);
+  configure(9999, 1); // no CUresult has this value
   auto driver = Driver::load(KILN_FAKE_CUDA);
   ASSERT_FALSE(driver.isOk());
-  EXPECT_EQ(driver.status().message(), "cuInit failed with CUDA error 999");
+  EXPECT_EQ(driver.status().message(), "cuInit failed with CUDA error 9999");
 }
 
 TEST_F(FakeDriverTest, WorkingDriverDescribesDevices) {

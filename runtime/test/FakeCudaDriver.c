@@ -10,6 +10,33 @@
  *   KILN_FAKE_CUDA_DRIVER         cuDriverGetVersion's answer (default 13000)
  *   KILN_FAKE_CUDA_LAUNCH_RESULT  the CUresult cuLaunchKernel returns
  *                                 (default 0)
+ *   KILN_FAKE_CUDA_FAIL_AT        k > 0: the k-th driver call after cuInit
+ *                                 (cuInit is the first) fails, with what the
+ *                                 real driver would say: CUDA_ERROR_OUT_OF_
+ *                                 MEMORY for what allocates (memory, modules,
+ *                                 streams, events), CUDA_ERROR_LAUNCH_FAILED
+ *                                 for launches and for what reports an earlier
+ *                                 kernel's failure (synchronizing, copying to
+ *                                 the host), CUDA_ERROR_UNKNOWN otherwise.
+ *                                 A call that releases something (cuMemFree,
+ *                                 cuModuleUnload, cuStreamDestroy, cuEvent-
+ *                                 Destroy, cuDevicePrimaryCtxRelease) releases
+ *                                 it and then fails, as when the driver
+ *                                 reports an earlier error, so that a run
+ *                                 with a fault leaks nothing. Read when
+ *                                 cuInit runs.
+ *   KILN_FAKE_CUDA_CORRUPT_ADD    k > 0: the k-th launch of fake_add_f32
+ *                                 after cuInit adds 1 to out[0], a wrong
+ *                                 result for the checks of a stress run.
+ *   KILN_FAKE_CUDA_STAGED_HTOD    see cuMemcpyHtoD_v2.
+ * Every entry point counts as a call (kiln_fake_cuda_call_count); cuInit,
+ * which Driver::load calls first, starts the count again.
+ *
+ * The driver may be called from several threads at once: its state is
+ * guarded by a mutex and atomics, and the current context is per thread, as
+ * in the real driver. Kernels run in the calling thread, outside the lock;
+ * streams are immediate (enqueued work is done when the call returns).
+ *
  * Built with KILN_FAKE_CUDA_INCOMPLETE it lacks cuDeviceGetCount and later;
  * with KILN_FAKE_CUDA_LEGACY_ELAPSED_TIME it exports cuEventElapsedTime
  * instead of cuEventElapsedTime_v2 (a driver before CUDA 12.8), and with
@@ -26,34 +53,71 @@
  *===----------------------------------------------------------------------===*/
 
 #include <cuda.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* Environment variables are read, never written, while the driver runs. */
 static int envInt(const char *name, int fallback) {
   const char *v = getenv(name);
   return v ? atoi(v) : fallback;
 }
 
+/* Guards what is not atomic: the last launch's record, staged copies, a
+ * module's function table. */
+static pthread_mutex_t stateLock = PTHREAD_MUTEX_INITIALIZER;
+
+/*===- Fault injection ----------------------------------------------------===*/
+
+static atomic_int callCount, failAt, addLaunches, corruptAdd;
+static const char *_Atomic failedCall;
+
+/* Counts a call to `name`; true when it is the one that must fail. */
+static int injectFault(const char *name) {
+  int n = atomic_fetch_add(&callCount, 1) + 1;
+  if (n != atomic_load(&failAt))
+    return 0;
+  atomic_store(&failedCall, name);
+  return 1;
+}
+
+/* Counts the call; returns `result` from the caller when it must fail. */
+#define FAULT(name, result)                                                    \
+  do {                                                                         \
+    if (injectFault(name))                                                     \
+      return result;                                                           \
+  } while (0)
+
 CUresult cuInit(unsigned int flags) {
   (void)flags;
+  atomic_store(&callCount, 0);
+  atomic_store(&addLaunches, 0);
+  atomic_store(&failAt, envInt("KILN_FAKE_CUDA_FAIL_AT", 0));
+  atomic_store(&corruptAdd, envInt("KILN_FAKE_CUDA_CORRUPT_ADD", 0));
+  atomic_store(&failedCall, (const char *)0);
+  FAULT("cuInit", CUDA_ERROR_UNKNOWN);
   return (CUresult)envInt("KILN_FAKE_CUDA_INIT", 0);
 }
 
 CUresult cuDriverGetVersion(int *version) {
+  FAULT("cuDriverGetVersion", CUDA_ERROR_UNKNOWN);
   *version = envInt("KILN_FAKE_CUDA_DRIVER", 13000);
   return CUDA_SUCCESS;
 }
 
 #ifndef KILN_FAKE_CUDA_INCOMPLETE
 CUresult cuDeviceGetCount(int *count) {
+  FAULT("cuDeviceGetCount", CUDA_ERROR_UNKNOWN);
   *count = envInt("KILN_FAKE_CUDA_DEVICES", 0);
   return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  FAULT("cuDeviceGet", CUDA_ERROR_UNKNOWN);
   if (ordinal < 0 || ordinal >= envInt("KILN_FAKE_CUDA_DEVICES", 0))
     return CUDA_ERROR_INVALID_DEVICE;
   *device = ordinal;
@@ -62,6 +126,7 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice device) {
   (void)device;
+  FAULT("cuDeviceGetName", CUDA_ERROR_UNKNOWN);
   strncpy(name, "Kiln Fake GPU", (size_t)len);
   return CUDA_SUCCESS;
 }
@@ -69,6 +134,7 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice device) {
 CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
                               CUdevice device) {
   (void)device;
+  FAULT("cuDeviceGetAttribute", CUDA_ERROR_UNKNOWN);
   int capability = envInt("KILN_FAKE_CUDA_CC", 90);
   switch (attribute) {
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
@@ -87,6 +153,7 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
 
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice device) {
   (void)device;
+  FAULT("cuDeviceTotalMem", CUDA_ERROR_UNKNOWN);
   *bytes = (size_t)141 << 30;
   return CUDA_SUCCESS;
 }
@@ -108,9 +175,12 @@ static const struct {
      "unspecified launch failure"},
     {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
      "system has unsupported display driver / cuda driver combination"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
+  *name = 0;
+  FAULT("cuGetErrorName", CUDA_ERROR_UNKNOWN);
   for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); ++i)
     if (errors[i].code == error) {
       *name = errors[i].name;
@@ -121,6 +191,8 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
 }
 
 CUresult cuGetErrorString(CUresult error, const char **text) {
+  *text = 0;
+  FAULT("cuGetErrorString", CUDA_ERROR_UNKNOWN);
   for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); ++i)
     if (errors[i].code == error) {
       *text = errors[i].text;
@@ -136,58 +208,74 @@ struct CUctx_st {
   int unused;
 };
 static struct CUctx_st primaryContext;
-static int primaryRefs;
-static CUcontext currentContext;
+static atomic_int primaryRefs;
+/* As in the real driver, each thread has its own current context. */
+static _Thread_local CUcontext currentContext;
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+  FAULT("cuDevicePrimaryCtxRetain", CUDA_ERROR_UNKNOWN);
   if (device < 0 || device >= envInt("KILN_FAKE_CUDA_DEVICES", 0))
     return CUDA_ERROR_INVALID_DEVICE;
-  ++primaryRefs;
+  atomic_fetch_add(&primaryRefs, 1);
   *context = &primaryContext;
   return CUDA_SUCCESS;
 }
 
+/* Drops one reference; false when there was none. */
+static int releasePrimary(void) {
+  int refs = atomic_load(&primaryRefs);
+  while (refs > 0)
+    if (atomic_compare_exchange_weak(&primaryRefs, &refs, refs - 1))
+      return 1;
+  return 0;
+}
+
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
   (void)device;
-  if (primaryRefs <= 0)
-    return CUDA_ERROR_INVALID_CONTEXT;
-  --primaryRefs;
-  return CUDA_SUCCESS;
+  if (injectFault("cuDevicePrimaryCtxRelease")) {
+    releasePrimary();
+    return CUDA_ERROR_UNKNOWN;
+  }
+  return releasePrimary() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 CUresult cuCtxSetCurrent(CUcontext context) {
+  FAULT("cuCtxSetCurrent", CUDA_ERROR_UNKNOWN);
   currentContext = context;
   return CUDA_SUCCESS;
 }
 
-/* Calls that need a context fail without the primary one current. */
+/* Calls that need a context fail without the primary one current on the
+ * calling thread. */
 static int noContext(void) {
-  return currentContext != &primaryContext || primaryRefs <= 0;
+  return currentContext != &primaryContext || atomic_load(&primaryRefs) <= 0;
 }
 
 /*===- Memory -------------------------------------------------------------===*/
 
-static int liveAllocations;
+static atomic_int liveAllocations;
 
 CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
   void *memory = 0;
+  FAULT("cuMemAlloc", CUDA_ERROR_OUT_OF_MEMORY);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   if (bytes == 0)
     return CUDA_ERROR_INVALID_VALUE;
   if (posix_memalign(&memory, 256, bytes) != 0)
     return CUDA_ERROR_OUT_OF_MEMORY;
-  ++liveAllocations;
+  atomic_fetch_add(&liveAllocations, 1);
   *ptr = (CUdeviceptr)(uintptr_t)memory;
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  int fault = injectFault("cuMemFree");
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   free((void *)(uintptr_t)ptr);
-  --liveAllocations;
-  return CUDA_SUCCESS;
+  atomic_fetch_sub(&liveAllocations, 1);
+  return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 
 /* With KILN_FAKE_CUDA_STAGED_HTOD=1, cuMemcpyHtoD behaves as the real one
@@ -201,6 +289,7 @@ static struct {
 } staged[MAX_STAGED];
 static int stagedCount;
 
+/* Under stateLock. */
 static void flushStaged(void) {
   for (int i = 0; i < stagedCount; ++i) {
     memcpy(staged[i].dst, staged[i].bytes, staged[i].size);
@@ -210,20 +299,29 @@ static void flushStaged(void) {
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes) {
+  FAULT("cuMemcpyHtoD", CUDA_ERROR_UNKNOWN);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
-  if (envInt("KILN_FAKE_CUDA_STAGED_HTOD", 0) && stagedCount < MAX_STAGED) {
-    staged[stagedCount].dst = (void *)(uintptr_t)dst;
-    staged[stagedCount].bytes = malloc(bytes);
-    memcpy(staged[stagedCount].bytes, src, bytes);
-    staged[stagedCount++].size = bytes;
-    return CUDA_SUCCESS;
+  if (envInt("KILN_FAKE_CUDA_STAGED_HTOD", 0)) {
+    int queued = 0;
+    pthread_mutex_lock(&stateLock);
+    if (stagedCount < MAX_STAGED) {
+      staged[stagedCount].dst = (void *)(uintptr_t)dst;
+      staged[stagedCount].bytes = malloc(bytes);
+      memcpy(staged[stagedCount].bytes, src, bytes);
+      staged[stagedCount++].size = bytes;
+      queued = 1;
+    }
+    pthread_mutex_unlock(&stateLock);
+    if (queued)
+      return CUDA_SUCCESS;
   }
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
+  FAULT("cuMemcpyDtoH", CUDA_ERROR_LAUNCH_FAILED);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
@@ -233,23 +331,30 @@ CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                               CUstream stream) {
   (void)stream;
+  FAULT("cuMemcpyDtoDAsync", CUDA_ERROR_UNKNOWN);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
+static CUresult memsetD8(CUdeviceptr dst, unsigned char value, size_t bytes) {
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   memset((void *)(uintptr_t)dst, value, bytes);
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
+  FAULT("cuMemsetD8", CUDA_ERROR_UNKNOWN);
+  return memsetD8(dst, value, bytes);
+}
+
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
                          CUstream stream) {
   (void)stream;
-  return cuMemsetD8_v2(dst, value, bytes);
+  FAULT("cuMemsetD8Async", CUDA_ERROR_UNKNOWN);
+  return memsetD8(dst, value, bytes);
 }
 
 /*===- Modules and launches -----------------------------------------------===*/
@@ -270,7 +375,7 @@ struct CUmod_st {
   struct CUfunc_st *functions[MAX_FUNCTIONS];
 };
 
-static int liveModules;
+static atomic_int liveModules;
 
 static void setOption(unsigned numOptions, CUjit_option *options, void **values,
                       CUjit_option buffer, CUjit_option bufferSize,
@@ -292,6 +397,7 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
                             void **optionValues) {
   const char *text = (const char *)image;
   struct CUmod_st *m;
+  FAULT("cuModuleLoadDataEx", CUDA_ERROR_OUT_OF_MEMORY);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   if (!strstr(text, "kiln-fake-module")) {
@@ -306,20 +412,21 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
             "fake ptxas info: module loaded");
   m = (struct CUmod_st *)calloc(1, sizeof(*m));
   m->text = strdup(text);
-  ++liveModules;
+  atomic_fetch_add(&liveModules, 1);
   *module = m;
   return CUDA_SUCCESS;
 }
 
 CUresult cuModuleUnload(CUmodule module) {
+  int fault = injectFault("cuModuleUnload");
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   for (int i = 0; i < module->numFunctions; ++i)
     free(module->functions[i]);
   free(module->text);
   free(module);
-  --liveModules;
-  return CUDA_SUCCESS;
+  atomic_fetch_sub(&liveModules, 1);
+  return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 
 static int isNameChar(char c) {
@@ -340,20 +447,27 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
                              const char *name) {
   const char *at;
   struct CUfunc_st *f;
+  CUresult result = CUDA_SUCCESS;
+  FAULT("cuModuleGetFunction", CUDA_ERROR_UNKNOWN);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   if (strlen(name) >= sizeof(f->name))
     return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&stateLock);
   for (int i = 0; i < module->numFunctions; ++i)
     if (strcmp(module->functions[i]->name, name) == 0) {
       *function = module->functions[i];
-      return CUDA_SUCCESS;
+      goto done;
     }
   at = findWord(module->text, name);
-  if (!at)
-    return CUDA_ERROR_NOT_FOUND;
-  if (module->numFunctions == MAX_FUNCTIONS)
-    return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!at) {
+    result = CUDA_ERROR_NOT_FOUND;
+    goto done;
+  }
+  if (module->numFunctions == MAX_FUNCTIONS) {
+    result = CUDA_ERROR_OUT_OF_MEMORY;
+    goto done;
+  }
   f = (struct CUfunc_st *)calloc(1, sizeof(*f));
   strcpy(f->name, name);
   at += strlen(name);
@@ -370,10 +484,13 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
   }
   module->functions[module->numFunctions++] = f;
   *function = f;
-  return CUDA_SUCCESS;
+done:
+  pthread_mutex_unlock(&stateLock);
+  return result;
 }
 
-static int launchCount;
+/* The last launch's record, under stateLock. */
+static atomic_int launchCount;
 static char lastKernel[128];
 static unsigned lastGrid[3], lastBlock[3], lastShared;
 static int lastNumParams;
@@ -387,11 +504,13 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
   CUresult result = (CUresult)envInt("KILN_FAKE_CUDA_LAUNCH_RESULT", 0);
   (void)stream;
   (void)extra;
+  FAULT("cuLaunchKernel", CUDA_ERROR_LAUNCH_FAILED);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   if (result != CUDA_SUCCESS)
     return result;
-  ++launchCount;
+  atomic_fetch_add(&launchCount, 1);
+  pthread_mutex_lock(&stateLock);
   strcpy(lastKernel, f->name);
   lastGrid[0] = gridX, lastGrid[1] = gridY, lastGrid[2] = gridZ;
   lastBlock[0] = blockX, lastBlock[1] = blockY, lastBlock[2] = blockZ;
@@ -401,13 +520,17 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
     lastParams[i] = 0;
     memcpy(&lastParams[i], kernelParams[i], (size_t)f->paramBytes[i]);
   }
+  pthread_mutex_unlock(&stateLock);
   if (strcmp(f->name, "fake_add_f32") == 0) {
     const float *a = *(const float **)kernelParams[0];
     const float *b = *(const float **)kernelParams[1];
     float *out = *(float **)kernelParams[2];
     int64_t n = *(const int64_t *)kernelParams[3];
+    int launch = atomic_fetch_add(&addLaunches, 1) + 1;
     for (int64_t i = 0; i < n; ++i)
       out[i] = a[i] + b[i];
+    if (n > 0 && launch == atomic_load(&corruptAdd))
+      out[0] += 1.0f;
   }
   return CUDA_SUCCESS;
 }
@@ -420,43 +543,51 @@ struct CUstream_st {
 struct CUevent_st {
   double ms;
 };
-static int liveStreams, liveEvents;
+static atomic_int liveStreams, liveEvents;
 
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
   (void)flags;
+  FAULT("cuStreamCreate", CUDA_ERROR_OUT_OF_MEMORY);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   *stream = (CUstream)calloc(1, sizeof(struct CUstream_st));
-  ++liveStreams;
+  atomic_fetch_add(&liveStreams, 1);
   return CUDA_SUCCESS;
 }
 
 CUresult cuStreamDestroy_v2(CUstream stream) {
+  int fault = injectFault("cuStreamDestroy");
   free(stream);
-  --liveStreams;
-  return CUDA_SUCCESS;
+  atomic_fetch_sub(&liveStreams, 1);
+  return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 
 CUresult cuStreamSynchronize(CUstream stream) {
+  FAULT("cuStreamSynchronize", CUDA_ERROR_LAUNCH_FAILED);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
-  if (!stream)
+  if (!stream) {
+    pthread_mutex_lock(&stateLock);
     flushStaged();
+    pthread_mutex_unlock(&stateLock);
+  }
   return CUDA_SUCCESS;
 }
 
 CUresult cuEventCreate(CUevent *event, unsigned int flags) {
   (void)flags;
+  FAULT("cuEventCreate", CUDA_ERROR_OUT_OF_MEMORY);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   *event = (CUevent)calloc(1, sizeof(struct CUevent_st));
-  ++liveEvents;
+  atomic_fetch_add(&liveEvents, 1);
   return CUDA_SUCCESS;
 }
 
 CUresult cuEventRecord(CUevent event, CUstream stream) {
   struct timespec now;
   (void)stream;
+  FAULT("cuEventRecord", CUDA_ERROR_UNKNOWN);
   clock_gettime(CLOCK_MONOTONIC, &now);
   event->ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
   return CUDA_SUCCESS;
@@ -464,6 +595,7 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
 
 CUresult cuEventSynchronize(CUevent event) {
   (void)event;
+  FAULT("cuEventSynchronize", CUDA_ERROR_LAUNCH_FAILED);
   return CUDA_SUCCESS;
 }
 
@@ -472,41 +604,65 @@ CUresult cuEventSynchronize(CUevent event) {
  * maps to the _v2). */
 #undef cuEventElapsedTime
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  FAULT("cuEventElapsedTime", CUDA_ERROR_UNKNOWN);
   *ms = (float)(end->ms - start->ms);
   return CUDA_SUCCESS;
 }
 #elif !defined(KILN_FAKE_CUDA_NO_ELAPSED_TIME)
 CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end) {
+  FAULT("cuEventElapsedTime", CUDA_ERROR_UNKNOWN);
   *ms = (float)(end->ms - start->ms);
   return CUDA_SUCCESS;
 }
 #endif
 
 CUresult cuEventDestroy_v2(CUevent event) {
+  int fault = injectFault("cuEventDestroy");
   free(event);
-  --liveEvents;
-  return CUDA_SUCCESS;
+  atomic_fetch_sub(&liveEvents, 1);
+  return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 
 /*===- What tests can read ------------------------------------------------===*/
 
-int kiln_fake_cuda_launch_count(void) { return launchCount; }
+/* The last launch: read when no launch runs (they are not counted calls). */
+int kiln_fake_cuda_launch_count(void) { return atomic_load(&launchCount); }
 const char *kiln_fake_cuda_last_kernel(void) { return lastKernel; }
 void kiln_fake_cuda_last_dims(unsigned grid[3], unsigned block[3],
                               unsigned *shared) {
+  pthread_mutex_lock(&stateLock);
   memcpy(grid, lastGrid, sizeof(lastGrid));
   memcpy(block, lastBlock, sizeof(lastBlock));
   *shared = lastShared;
+  pthread_mutex_unlock(&stateLock);
 }
-int kiln_fake_cuda_last_num_params(void) { return lastNumParams; }
+int kiln_fake_cuda_last_num_params(void) {
+  pthread_mutex_lock(&stateLock);
+  int n = lastNumParams;
+  pthread_mutex_unlock(&stateLock);
+  return n;
+}
 unsigned long long kiln_fake_cuda_last_param(int i) {
-  return i >= 0 && i < lastNumParams ? lastParams[i] : 0;
+  pthread_mutex_lock(&stateLock);
+  unsigned long long value = i >= 0 && i < lastNumParams ? lastParams[i] : 0;
+  pthread_mutex_unlock(&stateLock);
+  return value;
 }
 /* Device memory, modules, streams and events not yet released, and
    references to the primary context. */
-int kiln_fake_cuda_live_allocations(void) { return liveAllocations; }
-int kiln_fake_cuda_live_modules(void) { return liveModules; }
-int kiln_fake_cuda_live_streams(void) { return liveStreams; }
-int kiln_fake_cuda_live_events(void) { return liveEvents; }
-int kiln_fake_cuda_context_refs(void) { return primaryRefs; }
+int kiln_fake_cuda_live_allocations(void) {
+  return atomic_load(&liveAllocations);
+}
+int kiln_fake_cuda_live_modules(void) { return atomic_load(&liveModules); }
+int kiln_fake_cuda_live_streams(void) { return atomic_load(&liveStreams); }
+int kiln_fake_cuda_live_events(void) { return atomic_load(&liveEvents); }
+int kiln_fake_cuda_context_refs(void) { return atomic_load(&primaryRefs); }
+/* Fault injection: the driver calls since the last cuInit, and the name of
+   the call KILN_FAKE_CUDA_FAIL_AT made fail ("" when none did), as the
+   runtime names it in messages ("cuMemAlloc", not "cuMemAlloc_v2"). */
+int kiln_fake_cuda_call_count(void) { return atomic_load(&callCount); }
+const char *kiln_fake_cuda_failed_call(void) {
+  const char *name = atomic_load(&failedCall);
+  return name ? name : "";
+}
 #endif

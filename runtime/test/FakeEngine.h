@@ -2,8 +2,9 @@
 //
 // FakeEngineTest: the runtime on FakeCudaDriver.c with one device, the fake
 // driver's environment reset around each test, and its counters (launches,
-// live allocations, modules, streams, events) readable, for the engine,
-// library-call and C API tests.
+// live allocations, modules, streams, events, driver calls and the call a
+// fault made fail) readable, for the engine, library-call, fault-injection,
+// concurrency and C API tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,30 +20,47 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kiln::rt::test {
 
-/// Keeps every message.
+/// Keeps every message; may be called from several threads at once.
 class CapturingLogger : public Logger {
 public:
   void log(Severity severity, const std::string &message) override {
+    std::lock_guard<std::mutex> lock(mutex_);
     messages.emplace_back(severity, message);
   }
   bool saw(Severity severity, const std::string &part) const {
+    std::lock_guard<std::mutex> lock(mutex_);
     for (const auto &[s, m] : messages)
       if (s == severity && m.find(part) != std::string::npos)
         return true;
     return false;
   }
+  /// The number of messages of `severity` or more severe.
+  size_t count(Severity severity) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t n = 0;
+    for (const auto &entry : messages)
+      n += static_cast<int>(entry.first) <= static_cast<int>(severity);
+    return n;
+  }
+  /// Read only while no thread logs.
   std::vector<std::pair<Severity, std::string>> messages;
+
+private:
+  mutable std::mutex mutex_;
 };
 
 inline const char *const kFakeEnv[] = {
-    "KILN_FAKE_CUDA_INIT", "KILN_FAKE_CUDA_CC", "KILN_FAKE_CUDA_DRIVER",
-    "KILN_FAKE_CUDA_LAUNCH_RESULT", "KILN_FAKE_CUDA_STAGED_HTOD"};
+    "KILN_FAKE_CUDA_INIT",        "KILN_FAKE_CUDA_CC",
+    "KILN_FAKE_CUDA_DRIVER",      "KILN_FAKE_CUDA_LAUNCH_RESULT",
+    "KILN_FAKE_CUDA_STAGED_HTOD", "KILN_FAKE_CUDA_FAIL_AT",
+    "KILN_FAKE_CUDA_CORRUPT_ADD"};
 
 class FakeEngineTest : public ::testing::Test {
 protected:
@@ -66,6 +84,8 @@ protected:
     liveStreams = symbol<int (*)()>("kiln_fake_cuda_live_streams");
     liveEvents = symbol<int (*)()>("kiln_fake_cuda_live_events");
     contextRefs = symbol<int (*)()>("kiln_fake_cuda_context_refs");
+    callCount = symbol<int (*)()>("kiln_fake_cuda_call_count");
+    failedCall = symbol<const char *(*)()>("kiln_fake_cuda_failed_call");
   }
   void TearDown() override {
     for (const char *name : kFakeEnv)
@@ -107,6 +127,8 @@ protected:
   int (*liveStreams)() = nullptr;
   int (*liveEvents)() = nullptr;
   int (*contextRefs)() = nullptr;
+  int (*callCount)() = nullptr;
+  const char *(*failedCall)() = nullptr;
 };
 
 /// Device buffers (host memory under the fake driver) for a, b and out.

@@ -75,7 +75,10 @@ ExecutionContext::ExecutionContext(Engine &engine,
 ExecutionContext::~ExecutionContext() {
   Runtime &runtime = engine_.runtime_;
   for (void *event : events_)
-    (void)runtime.destroyEvent(event);
+    if (Status s = runtime.destroyEvent(event); !s)
+      runtime.logger_->log(Logger::Severity::Error,
+                           "destroying the context's profiling event: " +
+                               s.message());
   if (stream_)
     if (Status s = runtime.destroyStream(stream_); !s)
       runtime.logger_->log(Logger::Severity::Error,

@@ -48,11 +48,11 @@ public:
   void free(uint64_t ptr) override {
     if (ptr == 0)
       return;
-    if (Status s = runtime_.makeCurrent(); !s) {
+    // Freed even when the context cannot be made current: the one that is
+    // current on this thread is most likely the device's already.
+    if (Status s = runtime_.makeCurrent(); !s)
       runtime_.logger_->log(Logger::Severity::Error,
-                            "cannot free device memory: " + s.message());
-      return;
-    }
+                            "freeing device memory: " + s.message());
     CUresult result = runtime_.driver_->api().memFree(ptr);
     if (result != CUDA_SUCCESS)
       runtime_.logger_->log(
@@ -211,12 +211,16 @@ Status Runtime::synchronize(void *stream) {
                                 : driverError("cuStreamSynchronize", result);
 }
 
+// The destroy functions release even when the context cannot be made
+// current (the one current on this thread most likely is the device's), so
+// that a failure leaks nothing; the first error is returned.
 Status Runtime::destroyStream(void *stream) {
   if (!stream)
     return Status::ok();
-  if (Status s = makeCurrent(); !s)
-    return s;
+  Status current = makeCurrent();
   CUresult result = driver_->api().streamDestroy(static_cast<CUstream>(stream));
+  if (!current)
+    return current;
   return result == CUDA_SUCCESS ? Status::ok()
                                 : driverError("cuStreamDestroy", result);
 }
@@ -257,9 +261,10 @@ StatusOr<float> Runtime::elapsedMs(void *start, void *end) {
 Status Runtime::destroyEvent(void *event) {
   if (!event)
     return Status::ok();
-  if (Status s = makeCurrent(); !s)
-    return s;
+  Status current = makeCurrent();
   CUresult result = driver_->api().eventDestroy(static_cast<CUevent>(event));
+  if (!current)
+    return current;
   return result == CUDA_SUCCESS ? Status::ok()
                                 : driverError("cuEventDestroy", result);
 }

@@ -72,7 +72,8 @@ public:
   Logger &logger() const { return *logger_; }
 
   /// `bytes` of device memory from the current allocator, at a multiple of
-  /// 256 bytes; free it with free() while the same allocator is set.
+  /// 256 bytes; free it with free() while the same allocator is set (a
+  /// failure to free is logged as an Error).
   StatusOr<uint64_t> allocate(uint64_t bytes);
   void free(uint64_t ptr);
   /// Synchronous copies and fill: the bytes are in place on return, so work
@@ -86,6 +87,8 @@ public:
   StatusOr<void *> createStream();
   /// Waits until all work on `stream` has finished.
   Status synchronize(void *stream);
+  /// Destroys `stream` (nullptr: nothing). The stream is released even when
+  /// this fails: the error is for the caller to report.
   Status destroyStream(void *stream);
 
   /// An event (CUevent) that records timing.
@@ -93,6 +96,7 @@ public:
   Status recordEvent(void *event, void *stream);
   /// Milliseconds between two recorded events; waits for `end` first.
   StatusOr<float> elapsedMs(void *start, void *end);
+  /// Destroys `event` (nullptr: nothing), released even when this fails.
   Status destroyEvent(void *event);
 
 private:
