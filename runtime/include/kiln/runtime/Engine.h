@@ -10,6 +10,14 @@
 // Lifetimes: destroy every ExecutionContext before its Engine, and every
 // Engine before the Runtime that made it.
 //
+// Threads: an Engine's methods are safe to call from several threads at once
+// (createExecutionContext included), and engines are independent of each
+// other: one may be created or destroyed while others run. One
+// ExecutionContext is used by one thread at a time; different contexts, of
+// one engine or several, run at once from different threads, each on a stream
+// of its own, and may be created and destroyed while others run. A context's
+// Profiler is called on the thread that calls enqueue.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_RUNTIME_ENGINE_H
@@ -45,7 +53,8 @@ class GpuAllocator;
 class Runtime;
 
 /// A plan loaded on a device. Its methods are safe to call from several
-/// threads at once.
+/// threads at once; destroy it once no thread uses it and it has no
+/// contexts.
 class Engine {
 public:
   ~Engine();
@@ -111,9 +120,10 @@ private:
 /// Runs an engine's steps: binds the arena and the I/O tensors to device
 /// addresses and enqueues the kernel launches, copies, fills and library
 /// calls on a stream.
-/// One context is used by one thread at a time; contexts of one engine are
-/// independent. Destroying a context frees the arena it allocated: wait for
-/// the work it enqueued first.
+/// One context is used by one thread at a time (its setters, enqueue and
+/// execute); contexts of one engine are independent and run concurrently.
+/// Destroying a context frees the arena it allocated: wait for the work it
+/// enqueued first.
 class ExecutionContext {
 public:
   ~ExecutionContext();

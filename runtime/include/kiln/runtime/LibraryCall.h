@@ -25,6 +25,13 @@
 // ExecutionContext::enqueue calls the instance with the stream and the
 // device addresses of the step's buffers, resolved for that context.
 //
+// Threads: the registry's functions are safe to call from any thread at
+// once, also while engines are loaded. A handler is called by every thread
+// that loads an engine using it, possibly several at once, and an instance's
+// enqueue by every context of its engine, possibly several at once (on
+// different streams): both must be thread-safe. An instance is destroyed on
+// the thread that destroys its engine.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_RUNTIME_LIBRARYCALL_H

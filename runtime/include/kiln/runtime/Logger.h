@@ -15,7 +15,9 @@
 namespace kiln::rt {
 
 /// Receives the runtime's messages. log() may be called from any thread that
-/// calls into the runtime.
+/// calls into the runtime, from several at once: an implementation used by a
+/// runtime that several threads use must be thread-safe (StderrLogger is, as
+/// long as setMinimum does not race with it).
 class Logger {
 public:
   enum class Severity {

@@ -16,6 +16,16 @@
 // each Engine longer than its contexts). Every public call that touches the
 // GPU first makes the device's primary context current on the calling thread.
 //
+// Threads: a Runtime may be used from several threads at once. Its methods
+// (deserializeEngine, allocate and free, the copies, streams and events) are
+// safe to call concurrently, deserializeEngine too, for the same plan or
+// different ones, except setGpuAllocator, which must not run while anything
+// allocates, and the destructor, which runs once nothing else uses the
+// runtime. Its Logger and GpuAllocator are called from whichever threads call
+// into the runtime, several at once: they must be thread-safe. Engine.h says
+// what holds for engines and contexts, LibraryCall.h for library calls; the
+// tests in runtime/test/ConcurrencyTest.cpp exercise each promise.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_RUNTIME_RUNTIME_H
@@ -62,7 +72,8 @@ public:
 
   /// The allocator for engines and contexts created from now on; nullptr
   /// restores the driver's. Memory is freed with the allocator it came from,
-  /// so `allocator` must outlive what it allocated.
+  /// so `allocator` must outlive what it allocated. Not while another thread
+  /// allocates (creates an engine or a context, or calls allocate).
   void setGpuAllocator(GpuAllocator *allocator);
   /// The allocator in use.
   GpuAllocator &gpuAllocator() const { return *allocator_; }

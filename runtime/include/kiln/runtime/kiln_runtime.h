@@ -23,7 +23,10 @@
 // Lifetimes: destroy every context before its engine and every engine
 // before its runtime; destroying an object that still has live children
 // fails (KILN_STATUS_INVALID_ARGUMENT) and destroys nothing. Threads: as in
-// the C++ API (one context used by one thread at a time).
+// the C++ API (Runtime.h, Engine.h): runtimes and engines may be used from
+// several threads at once, one context by one thread at a time; the last
+// error is each thread's own; the log callback may be called from several
+// threads at once.
 //
 //===----------------------------------------------------------------------===//
 
