@@ -3,18 +3,24 @@
 // kiln-run-plan model.kplan [--input name=file.npy ...] [--reference-dir DIR]
 //               [--output-dir DIR] [--seed N] [--warmup N] [--iterations N]
 //               [--profile N] [--device N] [--driver=LIB]
+// kiln-run-plan model.kplan --threads T [--contexts C] [--runs N] [--seed N]
+//               [--device N] [--driver=LIB]
 //
 // Runs a plan bundle on the GPU with nothing but the runtime: inputs from
 // NumPy files (others seeded random), each output summarized, compared with
 // output_K.npy in --reference-dir and written to --output-dir; --iterations
-// times it, --profile gives every step's median GPU time. Exit status 1 on
-// an error or a mismatch, 2 on bad arguments. It links no LLVM or MLIR.
+// times it, --profile gives every step's median GPU time. With --threads,
+// --contexts or --runs it is a stress run instead (kiln/tooling/Stress.h):
+// T threads with C contexts each run N enqueues each, every output compared
+// bit for bit with a single-threaded run. Exit status 1 on an error or a
+// mismatch, 2 on bad arguments. It links no LLVM or MLIR.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/runtime/Runtime.h"
 #include "kiln/tooling/Npy.h"
 #include "kiln/tooling/RunPlan.h"
+#include "kiln/tooling/Stress.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -29,9 +35,15 @@ static const char *kUsage =
     "         [--reference-dir DIR] [--output-dir DIR] [--seed N]\n"
     "         [--warmup N] [--iterations N] [--profile N] [--device N]\n"
     "         [--driver=LIB]\n"
+    "       kiln-run-plan model.kplan --threads T [--contexts C] [--runs N]\n"
+    "         [--seed N] [--device N] [--driver=LIB]\n"
     "Runs a kiln plan on the GPU: inputs from .npy files (others random),\n"
     "outputs compared with DIR/output_K.npy and written to --output-dir,\n"
-    "timed with --iterations, profiled per step with --profile.\n";
+    "timed with --iterations, profiled per step with --profile.\n"
+    "With --threads, --contexts or --runs: a stress run, T threads (default\n"
+    "1) with C contexts each (default 1) running N enqueues each (default\n"
+    "100) on random inputs, outputs compared bit for bit with a\n"
+    "single-threaded run.\n";
 
 static int usage(const std::string &problem) {
   std::cerr << "kiln-run-plan: error: " << problem << "\n" << kUsage;
@@ -49,6 +61,9 @@ int main(int argc, char **argv) {
   std::string planPath, driver = rt::Driver::kDefaultLibrary;
   long device = 0;
   tooling::PlanRunOptions options;
+  tooling::StressOptions stress;
+  bool stressing = false;
+  std::string notWithStress; // an option a stress run does not take
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -81,21 +96,37 @@ int main(int argc, char **argv) {
       }
       t->name = spec.substr(0, eq);
       options.inputs[t->name] = *t;
+      notWithStress = arg;
     } else if (arg == "--reference-dir") {
       options.referenceDir = value;
+      notWithStress = arg;
     } else if (arg == "--output-dir") {
       options.outputDir = value;
+      notWithStress = arg;
     } else if (!parseCount(value, count)) {
       return usage(arg + " expects a non-negative integer, got '" + value +
                    "'");
     } else if (arg == "--seed") {
       options.seed = static_cast<unsigned>(count);
+      stress.seed = options.seed;
     } else if (arg == "--warmup") {
       options.warmup = static_cast<int>(count);
+      notWithStress = arg;
     } else if (arg == "--iterations") {
       options.iterations = static_cast<int>(count);
+      notWithStress = arg;
     } else if (arg == "--profile") {
       options.profileRuns = static_cast<int>(count);
+      notWithStress = arg;
+    } else if (arg == "--threads" || arg == "--contexts" || arg == "--runs") {
+      long limit = arg == "--runs" ? 1000000000 : 1024;
+      if (count < 1 || count > limit)
+        return usage(arg + " expects 1 to " + std::to_string(limit) + ", got " +
+                     value);
+      (arg == "--threads"    ? stress.threads
+       : arg == "--contexts" ? stress.contexts
+                             : stress.runs) = static_cast<int>(count);
+      stressing = true;
     } else if (arg == "--device") {
       device = count;
     } else {
@@ -104,6 +135,9 @@ int main(int argc, char **argv) {
   }
   if (planPath.empty())
     return usage("no plan given");
+  if (stressing && !notWithStress.empty())
+    return usage(notWithStress + " does not go with a stress run (--threads, "
+                                 "--contexts, --runs)");
 
   std::ifstream file(planPath, std::ios::binary);
   if (!file) {
@@ -119,6 +153,9 @@ int main(int argc, char **argv) {
               << runtime.status().toString() << "\n";
     return 1;
   }
+  if (stressing)
+    return tooling::runStress(**runtime, bytes.str(), stress, std::cout,
+                              std::cerr, "kiln-run-plan");
   return tooling::runPlan(**runtime, bytes.str(), options, std::cout, std::cerr,
                           "kiln-run-plan");
 }
