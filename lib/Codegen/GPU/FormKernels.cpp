@@ -36,6 +36,16 @@ using namespace mlir::kiln;
 
 static constexpr llvm::StringLiteral kKernelModule = "kiln_kernels";
 
+/// Access bits of a kernel's buffer argument.
+constexpr unsigned kAccessRead = 1, kAccessWrite = 2;
+
+/// "read", "write" or "readwrite" (kiln_gpu.arg_access).
+static StringRef getAccessName(unsigned bits) {
+  if (bits == (kAccessRead | kAccessWrite))
+    return "readwrite";
+  return bits & kAccessWrite ? "write" : "read";
+}
+
 /// A name for the kernel of `op`: the innermost named location (the layer's
 /// name), made a valid PTX identifier.
 static std::string kernelName(Operation *op, unsigned index) {
@@ -153,8 +163,10 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   for (auto [range, type] : llvm::zip(ranges, op.getIteratorTypesArray())) {
     if (ShapedType::isDynamic(range))
       return op.emitError("kiln-gpu-form-kernels: dynamic loop range");
-    if (type == utils::IteratorType::parallel)
-      iterations *= range;
+    if (type == utils::IteratorType::parallel &&
+        llvm::MulOverflow(iterations, range, iterations))
+      return op.emitError("kiln-gpu-form-kernels: the op's parallel "
+                          "iterations overflow 64 bits");
   }
   TileConfigAttr config = configFor(op, iterations);
   int64_t tile = config.getTile()[0], blockThreads = config.getThreads()[0];
@@ -170,6 +182,17 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   SmallVector<Value> buffers, scalars;
   SmallVector<Type> argTypes;
+  // What the kernel does with each buffer: inputs and captured buffers are
+  // read, inits written (and read when the body uses their value).
+  DenseMap<Value, unsigned> access;
+  for (OpOperand *input : op.getDpsInputOperands())
+    access[input->get()] |= kAccessRead;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    access[init.get()] |=
+        kAccessWrite |
+        (op.payloadUsesValueFromOperand(&init) ? kAccessRead : 0u);
+  for (Value v : captured)
+    access[v] |= kAccessRead;
   for (Value v : llvm::concat<Value>(op->getOperands(), captured)) {
     if (auto memref = dyn_cast<MemRefType>(v.getType())) {
       int64_t offset;
@@ -298,6 +321,11 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
       b, loc, func, {c(blocks), one, one}, {c(blockThreads), one, one},
       /*dynamicSharedMemorySize=*/nullptr, buffers);
   launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  SmallVector<Attribute> accesses;
+  for (Value buffer : buffers)
+    accesses.push_back(b.getStringAttr(getAccessName(access.lookup(buffer))));
+  launch->setAttr(KilnGPUDialect::getArgAccessAttrName(),
+                  b.getArrayAttr(accesses));
   op.erase();
   return success();
 }

@@ -28,6 +28,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/StringSet.h"
 
 #ifndef KILN_VERSION
 #define KILN_VERSION "unknown"
@@ -42,8 +43,8 @@ constexpr uint64_t kWeightAlignment = 256;
 
 class PlanTranslator {
 public:
-  PlanTranslator(func::FuncOp func, rt::PlanContents &plan)
-      : func(func), plan(plan) {}
+  PlanTranslator(func::FuncOp func, rt::PlanContents &plan, uint64_t maxBytes)
+      : func(func), plan(plan), maxBytes(maxBytes) {}
 
   LogicalResult run();
 
@@ -58,6 +59,8 @@ private:
 
   func::FuncOp func;
   rt::PlanContents &plan;
+  /// The memory budget of the weights and the arena together.
+  uint64_t maxBytes;
   /// Allocation -> its offset in the arena.
   DenseMap<Value, uint64_t> arenaOffsets;
   llvm::StringMap<uint64_t> weightOffsets;
@@ -69,8 +72,39 @@ static uint64_t byteSize(MemRefType type) {
   return type.getNumElements() * getElementBytes(type.getElementType());
 }
 
+/// The bytes a kernel may touch from the start of `type`'s root buffer (the
+/// address it is given): from the view's offset to its last element, by
+/// its strides. nullopt for a layout without static strides and offset or
+/// with negative strides.
+static std::optional<uint64_t> getExtent(MemRefType type) {
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset < 0)
+    return std::nullopt;
+  if (llvm::is_contained(type.getShape(), 0))
+    return 0;
+  uint64_t last = static_cast<uint64_t>(offset);
+  for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
+    if (ShapedType::isDynamic(stride) || stride < 0)
+      return std::nullopt;
+    uint64_t step;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(size - 1),
+                               static_cast<uint64_t>(stride), &step) ||
+        __builtin_add_overflow(last, step, &last))
+      return std::nullopt;
+  }
+  uint64_t bytes;
+  if (__builtin_mul_overflow(last + 1, getElementBytes(type.getElementType()),
+                             &bytes))
+    return std::nullopt;
+  return bytes;
+}
+
 LogicalResult PlanTranslator::addTensors() {
   auto numInputs = func->getAttrOfType<IntegerAttr>(kNumInputsAttrName);
+  llvm::StringSet<> names;
   if (!numInputs)
     return func.emitError("plan: the function has no '")
            << kNumInputsAttrName
@@ -92,10 +126,9 @@ LogicalResult PlanTranslator::addTensors() {
     desc.type = *dtype;
     desc.shape.assign(memref.getShape().begin(), memref.getShape().end());
     desc.isInput = input;
-    for (const rt::TensorDesc &other : plan.tensors)
-      if (other.name == desc.name)
-        return func.emitError("plan: two inputs/outputs are named '")
-               << desc.name << "'";
+    if (!names.insert(desc.name).second)
+      return func.emitError("plan: two inputs/outputs are named '")
+             << desc.name << "'";
     plan.tensors.push_back(std::move(desc));
   }
   return success();
@@ -109,6 +142,10 @@ LogicalResult PlanTranslator::addArena() {
            << KilnGPUDialect::getArenaBytesAttrName()
            << "' attribute (run kiln-plan-memory first)";
   plan.arenaBytes = bytes.getInt();
+  if (plan.arenaBytes > maxBytes)
+    return func.emitError("plan: the arena of ")
+           << plan.arenaBytes << " bytes is more than the memory budget of "
+           << maxBytes << " bytes (raise it with --max-memory)";
   for (Operation &op : func.getBody().front()) {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       continue;
@@ -139,7 +176,13 @@ LogicalResult PlanTranslator::addKernels() {
             launch->getAttr(KilnGPUDialect::getTileConfigAttrName()))
       llvm::raw_string_ostream(tiling) << config;
     kernelIndex[name] = plan.kernels.size();
-    plan.kernels.push_back({name.str(), tiling});
+    // Every parameter of a generated kernel is a buffer (bare pointers).
+    rt::KernelDesc kernel;
+    kernel.name = name.str();
+    kernel.tiling = tiling;
+    kernel.params.assign(launch.getNumKernelOperands(),
+                         rt::KernelArg::Kind::Pointer);
+    plan.kernels.push_back(std::move(kernel));
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
@@ -157,6 +200,13 @@ FailureOr<uint64_t> PlanTranslator::addWeight(memref::GetGlobalOp op) {
   MemRefType type = global.getType();
   uint64_t count = type.getNumElements();
   uint64_t bytes = byteSize(type);
+  // Checked before the bytes are made (a splat would be expanded).
+  uint64_t total = llvm::alignTo(plan.weights.size(), kWeightAlignment) + bytes;
+  if (total + plan.arenaBytes > maxBytes)
+    return op.emitError("plan: the weights and the arena would take ")
+           << total + plan.arenaBytes
+           << " bytes, more than the memory budget of " << maxBytes
+           << " bytes (raise it with --max-memory)";
   std::string data;
   Attribute init = *global.getInitialValue();
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
@@ -265,16 +315,33 @@ LogicalResult PlanTranslator::visit(Operation &op) {
       return failure();
     if (launch.getDynamicSharedMemorySize())
       return op.emitError("plan: dynamic shared memory is not supported");
-    for (Value arg : launch.getKernelOperands()) {
-      if (!isa<MemRefType>(arg.getType()))
+    auto accesses = launch->getAttrOfType<ArrayAttr>(
+        KilnGPUDialect::getArgAccessAttrName());
+    if (!accesses || accesses.size() != launch.getNumKernelOperands())
+      return op.emitError("plan: the launch has no '")
+             << KilnGPUDialect::getArgAccessAttrName()
+             << "' for each of its arguments (run kiln-gpu-form-kernels)";
+    for (auto [arg, accessAttr] :
+         llvm::zip(launch.getKernelOperands(), accesses)) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type)
         return op.emitError("plan: kernel argument of type ")
                << arg.getType() << " (only buffers)";
       FailureOr<rt::Address> a = rootAddress(arg, &op);
+      std::optional<uint64_t> extent = getExtent(type);
       if (failed(a))
         return failure();
+      if (!extent)
+        return op.emitError("plan: the bytes a kernel may touch through ")
+               << type << " cannot be bounded";
       rt::KernelArg karg;
       karg.kind = rt::KernelArg::Kind::Pointer;
       karg.address = *a;
+      karg.extent = *extent;
+      StringRef access = cast<StringAttr>(accessAttr).getValue();
+      karg.access = access == "read"    ? rt::KernelArg::Access::Read
+                    : access == "write" ? rt::KernelArg::Access::Write
+                                        : rt::KernelArg::Access::ReadWrite;
       step.launch.args.push_back(karg);
     }
   } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
@@ -377,7 +444,7 @@ mlir::kiln::translateToPlan(ModuleOp module,
   if (options.archs.empty())
     return module.emitError("plan: no target architecture");
   rt::PlanContents plan;
-  if (failed(PlanTranslator(funcs[0], plan).run()) ||
+  if (failed(PlanTranslator(funcs[0], plan, options.maxBytes).run()) ||
       failed(addImages(module, options, plan)))
     return failure();
   rt::Compatibility &compat = plan.compatibility;

@@ -84,3 +84,11 @@ func.func @unknown() {
   "test.op"() {kiln_gpu.stages = 2} : () -> ()
   return
 }
+
+// -----
+
+func.func @bad_access() {
+  // expected-error @+1 {{'kiln_gpu.arg_access' must be a list of "read", "write" or "readwrite", got ["read", "append"]}}
+  "test.op"() {kiln_gpu.arg_access = ["read", "append"]} : () -> ()
+  return
+}

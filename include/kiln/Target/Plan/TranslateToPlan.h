@@ -28,6 +28,9 @@ struct PlanTranslationOptions {
   std::vector<unsigned> archs = {90};
   /// The options the plan was compiled with, recorded for people.
   std::string buildOptions;
+  /// The largest plan: the weights and the arena together may not take
+  /// more bytes (the compilation's memory budget).
+  uint64_t maxBytes = uint64_t(16) << 30;
 };
 
 /// Translates `module` into plan contents: the I/O tensors (the host

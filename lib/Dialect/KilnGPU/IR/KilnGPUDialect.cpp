@@ -73,6 +73,19 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
              << attribute.getValue();
     return success();
   }
+  if (name == getArgAccessAttrName()) {
+    auto list = dyn_cast<ArrayAttr>(attribute.getValue());
+    if (!list || !llvm::all_of(list, [](Attribute a) {
+          auto s = dyn_cast<StringAttr>(a);
+          return s && llvm::is_contained({"read", "write", "readwrite"},
+                                         s.getValue());
+        }))
+      return op->emitError() << "'" << name
+                             << "' must be a list of \"read\", \"write\" or "
+                                "\"readwrite\", got "
+                             << attribute.getValue();
+    return success();
+  }
   if (name == getArenaOffsetAttrName()) {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       return op->emitError()

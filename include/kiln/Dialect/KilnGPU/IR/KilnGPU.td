@@ -25,6 +25,10 @@ def KilnGPU_Dialect : Dialect {
     - `kiln_gpu.tile_config = #kiln_gpu.tile_config<...>` on a linalg op (a
       request) or a generated `gpu.func` and its `gpu.launch_func` (the
       configuration used);
+    - `kiln_gpu.arg_access = ["read", "write", ...]` on a `gpu.launch_func`:
+      what the kernel does with each buffer argument ("read", "write" or
+      "readwrite"), which the plan records so that the runtime can check
+      every launch's extents and refuse writes into the weights;
     - `kiln_gpu.arena_offset = N : i64` on a host `memref.alloc`: the byte
       offset of the buffer in the execution context's activation arena, and
       `kiln_gpu.arena_bytes = N : i64` on the host function: the arena's size
@@ -38,6 +42,10 @@ def KilnGPU_Dialect : Dialect {
     /// `kiln_gpu.tile_config`: a kernel's #kiln_gpu.tile_config.
     static constexpr ::llvm::StringLiteral getTileConfigAttrName() {
       return ::llvm::StringLiteral("kiln_gpu.tile_config");
+    }
+    /// `kiln_gpu.arg_access`: what a launch's kernel does with each buffer.
+    static constexpr ::llvm::StringLiteral getArgAccessAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.arg_access");
     }
     /// `kiln_gpu.arena_offset`: a host allocation's offset in the arena.
     static constexpr ::llvm::StringLiteral getArenaOffsetAttrName() {
