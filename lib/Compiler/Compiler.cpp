@@ -36,15 +36,49 @@ finishImport(LogicalResult imported, OnnxImportResult &result,
   return std::move(result.module);
 }
 
+/// Refuses IR with a value whose type takes more bytes than `budget` (or
+/// than 64 bits count), naming the op.
+static LogicalResult checkMemoryBudget(ModuleOp module, uint64_t budget) {
+  auto check = [&](Type type, Operation *op, const char *what,
+                   unsigned index) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape())
+      return success();
+    std::optional<uint64_t> bytes = getByteSize(shaped);
+    if (bytes && *bytes <= budget)
+      return success();
+    InFlightDiagnostic diag = op->emitError()
+                              << what << " " << index << " (" << type << ") ";
+    if (!bytes)
+      return diag << "has more bytes than 64 bits can count";
+    return diag << "would take " << *bytes
+                << " bytes, more than the memory budget of " << budget
+                << " bytes (raise it with --max-memory)";
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    for (auto [i, r] : llvm::enumerate(op->getResults()))
+      if (failed(check(r.getType(), op, "result", i)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+          if (failed(check(arg.getType(), op, "argument", i)))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 FailureOr<OwningOpRef<ModuleOp>>
 Compiler::importFile(StringRef path, OnnxImportResult *details) {
   if (path.ends_with(".mlir")) {
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(path, context.get());
-    if (!module)
+    if (!module || failed(checkMemoryBudget(*module, options_.maxMemoryBytes)))
       return failure();
     return module;
   }
+  options_.import.maxTensorBytes = options_.maxMemoryBytes;
   OnnxImportResult result;
   return finishImport(
       importOnnxFile(context.get(), path, options_.import, result), result,
@@ -54,6 +88,7 @@ Compiler::importFile(StringRef path, OnnxImportResult *details) {
 FailureOr<OwningOpRef<ModuleOp>>
 Compiler::importBuffer(StringRef bytes, StringRef name,
                        OnnxImportResult *details) {
+  options_.import.maxTensorBytes = options_.maxMemoryBytes;
   OnnxImportResult result;
   return finishImport(
       importOnnxBuffer(context.get(), bytes, name, options_.import, result),
@@ -88,7 +123,10 @@ FailureOr<std::string> Compiler::getPtx(ModuleOp module, unsigned arch) {
 FailureOr<::kiln::rt::PlanContents> Compiler::translateToPlan(ModuleOp module) {
   PlanTranslationOptions translation;
   translation.archs = options_.target.archs;
-  translation.buildOptions = options_.buildOptions;
+  translation.buildOptions = options_.buildOptions.empty()
+                                 ? describeBuildOptions(options_)
+                                 : options_.buildOptions;
+  translation.maxBytes = options_.maxMemoryBytes;
   return kiln::translateToPlan(module, translation);
 }
 

@@ -52,6 +52,11 @@ struct CodegenCLOptions {
       cl::init(1)};
   cl::opt<bool> noOptimize{"no-optimize",
                            cl::desc("No graph optimization (--opt-level=0)")};
+  cl::opt<std::string> maxMemory{
+      "max-memory",
+      cl::desc("Memory budget: the largest tensor and plan, in bytes, with "
+               "an optional K, M, G or T (default 16G)"),
+      cl::init("16G")};
 };
 
 struct ImportCLOptions {
@@ -91,6 +96,41 @@ bool parseShape(llvm::StringRef spec, std::string &name,
     shape.push_back(v);
   }
   return true;
+}
+
+/// Parses "16G", "512M", "1048576": bytes with an optional K/M/G/T (powers
+/// of 1024).
+std::optional<uint64_t> parseBytes(llvm::StringRef text) {
+  unsigned shift = 0;
+  if (!text.empty()) {
+    switch (text.back()) {
+    case 'K':
+    case 'k':
+      shift = 10;
+      break;
+    case 'M':
+    case 'm':
+      shift = 20;
+      break;
+    case 'G':
+    case 'g':
+      shift = 30;
+      break;
+    case 'T':
+    case 't':
+      shift = 40;
+      break;
+    default:
+      break;
+    }
+  }
+  if (shift)
+    text = text.drop_back();
+  uint64_t value;
+  if (text.getAsInteger(10, value) || value == 0 ||
+      value > (UINT64_MAX >> shift))
+    return std::nullopt;
+  return value << shift;
 }
 
 template <typename T> bool given(const T &option) {
@@ -147,6 +187,16 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
     }
     if (given(cl.noOptimize) && cl.noOptimize)
       options.optLevel = 0;
+    if (given(cl.maxMemory)) {
+      std::optional<uint64_t> bytes = parseBytes(cl.maxMemory);
+      if (!bytes) {
+        error = "--max-memory expects a positive byte count with an optional "
+                "K, M, G or T, got '" +
+                cl.maxMemory + "'";
+        return failure();
+      }
+      options.maxMemoryBytes = *bytes;
+    }
   }
   if (importRegistered) {
     ImportCLOptions &cl = *importOptions;
@@ -173,4 +223,34 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
       options.import.maxFileBytes = cl.maxModelBytes;
   }
   return options;
+}
+
+std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "targets=" << formatTargets(options.target.archs)
+     << " cubin=" << (options.target.cubin ? "yes" : "no")
+     << " kernel-threads=" << options.kernels.threads
+     << " items-per-thread=" << options.kernels.itemsPerThread
+     << " opt-level=" << options.optLevel;
+  // Sorted, so that the order of the flags does not matter.
+  std::vector<std::string> shapes, constants;
+  for (const auto &entry : options.import.inputShapes) {
+    std::string shape = entry.first().str() + "=";
+    for (auto [i, d] : llvm::enumerate(entry.second))
+      shape += (i ? "x" : "") + std::to_string(d);
+    shapes.push_back(shape);
+  }
+  for (const auto &entry : options.import.constantInputs)
+    constants.push_back(entry.first().str());
+  llvm::sort(shapes);
+  llvm::sort(constants);
+  for (const std::string &shape : shapes)
+    os << " input-shape=" << shape;
+  if (options.import.batch)
+    os << " batch=" << *options.import.batch;
+  for (const std::string &name : constants)
+    os << " constant-input=" << name;
+  os << " max-memory=" << options.maxMemoryBytes;
+  return text;
 }

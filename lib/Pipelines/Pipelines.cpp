@@ -103,6 +103,8 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm) {
 void mlir::kiln::buildLinalgPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createKilnConvertToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  // Large splats are written where they are needed, not stored.
+  pm.addNestedPass<func::FuncOp>(createKilnSplatsToFillsPass());
 }
 
 void mlir::kiln::buildBuffersPipeline(OpPassManager &pm) {

@@ -105,8 +105,6 @@ int main(int argc, char **argv) {
   if (emit == "ptx")
     options->target.cubin = false;
   options->import.collectUnsupported = checkSupport;
-  for (int i = 1; i < argc; ++i)
-    options->buildOptions += (i > 1 ? " " : "") + std::string(argv[i]);
 
   Compiler compiler(*options);
   DiagnosticPrinter printer(compiler.getContext(), "kiln-compile");

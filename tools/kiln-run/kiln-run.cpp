@@ -124,6 +124,10 @@ int main(int argc, char **argv) {
     if (!file)
       return fail("cannot read '" + modelPath +
                   "': " + file.getError().message());
+    // A corrupt plan is reported whether or not there is a GPU.
+    llvm::StringRef bytes = (*file)->getBuffer();
+    if (auto plan = rt::readPlan(bytes.data(), bytes.size()); !plan.isOk())
+      return fail(plan.status().toString());
     std::unique_ptr<rt::Runtime> runtime = createRuntime(logger);
     if (!runtime)
       return 1;

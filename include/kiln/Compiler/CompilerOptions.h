@@ -13,6 +13,7 @@
 
 #include "kiln/Import/OnnxImporter.h"
 #include "kiln/Pipelines/Options.h"
+#include "kiln/Support/Sizes.h"
 
 #include <string>
 
@@ -27,13 +28,26 @@ struct CompilerOptions {
   KernelOptions kernels;
   /// What they are compiled for (kiln-target-pipeline).
   TargetOptions target;
-  /// Recorded in the plan's compatibility record, for people.
+  /// The memory budget of a compilation, in bytes: no tensor of the model
+  /// (an input, a weight, a node's result) and no plan (weights and arena)
+  /// may take more. A small model whose shapes ask for more is refused with
+  /// an error naming the node (--max-memory; the default is 16 GiB).
+  uint64_t maxMemoryBytes = kDefaultMemoryBudget;
+  /// Recorded in the plan's compatibility record, for people; when empty,
+  /// describeBuildOptions() of these options is recorded.
   std::string buildOptions;
 };
 
+/// The options that decide what a plan holds, as one line for its
+/// compatibility record: targets, cubins, kernel defaults, optimization
+/// level, input shapes, batch and constant inputs (by name), the memory
+/// budget. No path and nothing of the command line appear, so the same model
+/// and options give byte-identical plans from any folder to any output file.
+std::string describeBuildOptions(const CompilerOptions &options);
+
 /// Registers the command-line options every tool that compiles takes:
 /// --target, --cuda-path, --ptxas, --cubin/--no-cubin, --kernel-threads,
-/// --items-per-thread, --opt-level/--no-optimize. Call before
+/// --items-per-thread, --opt-level/--no-optimize, --max-memory. Call before
 /// llvm::cl::ParseCommandLineOptions.
 void registerCodegenCLOptions();
 /// Registers the import options: --input-shape, --batch, --constant-input,

@@ -46,4 +46,36 @@ def KilnConvertToLinalgPass
   ];
 }
 
+def KilnSplatsToFillsPass : Pass<"kiln-splats-to-fills", "func::FuncOp"> {
+  let summary = "Make large splat constants fills instead of stored data";
+  let description = [{
+    A splat constant (every element the same) of `min-bytes` or more becomes
+    a `linalg.fill` of a `tensor.empty`, so that the value is written where
+    it is needed instead of being stored: a small model whose
+    ConstantOfShape or Expand names a large shape does not become a large
+    plan, or a large constant for the host JIT. Smaller splats stay
+    constants.
+
+    Before:
+    ```mlir
+    %c = arith.constant dense<1.0> : tensor<1024x1024xf32>
+    ```
+    After:
+    ```mlir
+    %v = arith.constant 1.0 : f32
+    %e = tensor.empty() : tensor<1024x1024xf32>
+    %c = linalg.fill ins(%v : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"65536",
+           "Splat constants of at least this many bytes become fills">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // KILN_CONVERSION_PASSES_TD

@@ -36,8 +36,12 @@ struct OnnxImportOptions {
   bool collectUnsupported = false;
   /// Largest model file accepted, in bytes.
   uint64_t maxFileBytes = uint64_t(2) << 30;
-  /// Deepest nesting of messages protobuf accepts.
+  /// Deepest nesting of messages the parsers accept (binary and text).
   int maxRecursionDepth = 64;
+  /// The largest tensor (input, initializer or result of a node) in bytes:
+  /// a model whose shapes ask for more is refused, naming the node
+  /// (CompilerOptions::maxMemoryBytes, --max-memory).
+  uint64_t maxTensorBytes = uint64_t(16) << 30;
   /// Name of the function the network becomes.
   std::string functionName = "main";
   /// Where importOnnxBuffer reads external data from (a model file's is its

@@ -60,9 +60,13 @@ static void convertToDestinationPassing(func::FuncOp func, bool keepNames) {
   func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
   if (!keepNames)
     return;
-  for (auto [i, name] : llvm::enumerate(names))
-    if (name)
-      func.setArgAttr(i, KilnDialect::getNameAttrName(), name);
+  // All at once: one argument attribute at a time is quadratic.
+  SmallVector<DictionaryAttr> argAttrs;
+  for (Attribute name : names)
+    argAttrs.push_back(name ? b.getDictionaryAttr(b.getNamedAttr(
+                                  KilnDialect::getNameAttrName(), name))
+                            : b.getDictionaryAttr({}));
+  func.setAllArgAttrs(argAttrs);
   func->setAttr(kNumInputsAttrName, b.getI64IntegerAttr(numInputs));
 }
 

@@ -13,6 +13,7 @@
 
 #include "ImportContext.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Support/Sizes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -26,6 +27,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/defs/parser.h>
+#include <onnx/defs/schema.h>
 
 #include <algorithm>
 #include <cmath>
@@ -97,6 +99,13 @@ private:
                              SmallVectorImpl<std::string> &argNames);
   LogicalResult importInitializers(onnx::GraphProto &graph, OpBuilder &b);
   LogicalResult importNode(onnx::NodeProto &node, int index, OpBuilder &b);
+  /// Why a value of `type` may not be made (too many bytes for 64 bits, or
+  /// for the memory budget), or "".
+  std::string checkBudget(Type type) const;
+  /// Why an attribute of `node` does not have the type its schema declares,
+  /// or "".
+  std::string checkAttributeTypes(const onnx::NodeProto &node,
+                                  const std::string &domain);
   const HandlerEntry *findHandler(const onnx::NodeProto &node);
 
   std::vector<HandlerEntry> table;
@@ -414,6 +423,9 @@ GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
     for (int64_t d : shape)
       if (d < 0)
         return error("input '" + name + "' has a negative dimension");
+    if (std::string why = checkBudget(RankedTensorType::get(shape, element));
+        !why.empty())
+      return error("input '" + name + "' " + why);
     argumentIndex[name] = argTypes.size();
     argTypes.push_back(RankedTensorType::get(shape, element));
     argNames.push_back(name);
@@ -429,6 +441,8 @@ LogicalResult GraphImporter::importInitializers(onnx::GraphProto &graph,
         convertTensor(ctx, tensor, modelDir, tensor.name(), why);
     if (failed(attr))
       return error("initializer '" + tensor.name() + "': " + why);
+    if (std::string why = checkBudget(attr->getType()); !why.empty())
+      return error("initializer '" + tensor.name() + "' " + why);
     values[tensor.name()] = ConstantOp::create(
         b, NameLoc::get(b.getStringAttr(tensor.name()), fileLoc), *attr);
     return success();
@@ -475,12 +489,21 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
                         "' is not produced by an earlier node, an "
                         "initializer or a graph input (dangling name or cycle)",
                     false);
+  for (const auto &[i, name] : llvm::enumerate(node.output()))
+    if (!name.empty() && values.count(name))
+      return report("output " + std::to_string(i) + " '" + name +
+                        "' is already defined (by an earlier node, an "
+                        "initializer or a graph input); a value has one "
+                        "definition",
+                    false);
   for (const auto &attr : node.attribute())
     if (attr.type() == onnx::AttributeProto::GRAPH ||
         attr.type() == onnx::AttributeProto::GRAPHS)
       return report("subgraph attribute '" + attr.name() +
                         "' (control flow) is not supported",
                     true);
+  if (std::string why = checkAttributeTypes(node, domain); !why.empty())
+    return report(why, false);
   if (!domain.empty())
     return report("domain '" + domain + "' is not supported", true);
   const HandlerEntry *handler = findHandler(node);
@@ -510,12 +533,67 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
       nodeError = "could not be imported";
     return report(nodeError, nodeUnsupported);
   }
-  for (const auto &[i, name] : llvm::enumerate(node.output()))
-    if (!name.empty() && !values.count(name))
+  for (const auto &[i, name] : llvm::enumerate(node.output())) {
+    if (name.empty())
+      continue;
+    if (!values.count(name))
       return report("output " + std::to_string(i) + " '" + name +
                         "' is not supported",
                     true);
+    if (Value v = values.lookup(name))
+      if (std::string why = checkBudget(v.getType()); !why.empty())
+        return report("output " + std::to_string(i) + " '" + name + "' " + why,
+                      false);
+  }
   return success();
+}
+
+std::string GraphImporter::checkBudget(Type type) const {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return "";
+  std::optional<uint64_t> bytes = getByteSize(shaped);
+  std::string what;
+  llvm::raw_string_ostream os(what);
+  os << "(" << formatDims(shaped.getShape()) << "x" << shaped.getElementType()
+     << ")";
+  if (!bytes)
+    return what + " has more bytes than 64 bits can count";
+  if (*bytes > options.maxTensorBytes)
+    return what + " would take " + std::to_string(*bytes) +
+           " bytes, more than the memory budget of " +
+           std::to_string(options.maxTensorBytes) +
+           " bytes (raise it with --max-memory)";
+  return "";
+}
+
+/// The ONNX type name of an attribute type ("INT", "FLOAT", ...).
+static std::string attributeTypeName(int type) {
+  return onnx::AttributeProto::AttributeType_IsValid(type)
+             ? onnx::AttributeProto::AttributeType_Name(
+                   static_cast<onnx::AttributeProto::AttributeType>(type))
+             : std::to_string(type);
+}
+
+std::string GraphImporter::checkAttributeTypes(const onnx::NodeProto &node,
+                                               const std::string &domain) {
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), opset, domain);
+  if (!schema)
+    return "";
+  for (const auto &attr : node.attribute()) {
+    auto it = schema->attributes().find(attr.name());
+    if (it == schema->attributes().end())
+      continue;
+    int declared = static_cast<int>(it->second.type);
+    // Models before IR version 2 may leave the type unset.
+    if (attr.type() != onnx::AttributeProto::UNDEFINED &&
+        static_cast<int>(attr.type()) != declared)
+      return "attribute '" + attr.name() + "' is " +
+             attributeTypeName(attr.type()) + ", but " + node.op_type() +
+             " takes " + attributeTypeName(declared);
+  }
+  return "";
 }
 
 LogicalResult GraphImporter::run(onnx::ModelProto &model) {
@@ -551,10 +629,14 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
                                    b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
+  // Names are set all at once: one attribute at a time is quadratic.
+  SmallVector<DictionaryAttr> argAttrs;
   for (auto [i, name] : llvm::enumerate(argNames)) {
     values[name] = body->getArgument(i);
-    func.setArgAttr(i, KilnDialect::getNameAttrName(), b.getStringAttr(name));
+    argAttrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr(KilnDialect::getNameAttrName(), b.getStringAttr(name))));
   }
+  func.setAllArgAttrs(argAttrs);
   if (failed(importInitializers(graph, b)))
     return failure();
 
@@ -608,9 +690,11 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setType(b.getFunctionType(argTypes, resultTypes));
-  for (auto [i, output] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, KilnDialect::getNameAttrName(),
-                       b.getStringAttr(output.name()));
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (const auto &output : graph.output())
+    resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
+        KilnDialect::getNameAttrName(), b.getStringAttr(output.name()))));
+  func.setAllResultAttrs(resultAttrs);
   if (failed(mlir::verify(*result.module)))
     return error("the imported module does not verify");
   return success();
@@ -658,9 +742,41 @@ static bool isTextFormat(llvm::StringRef head) {
   return trimmed.starts_with("<");
 }
 
-/// Parses the text format in `text` (NUL-terminated).
-static LogicalResult parseText(const char *text, Location loc,
+/// The deepest nesting of braces in ONNX text (graphs, subgraphs, tensor
+/// literals), outside strings and comments.
+static int textNestingDepth(llvm::StringRef text) {
+  int depth = 0, deepest = 0;
+  bool inString = false, inComment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inComment) {
+      inComment = c != '\n';
+    } else if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '#') {
+      inComment = true;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+/// Parses the text format in `text` (NUL-terminated). libonnx's text parser
+/// recurses once per nesting level and has no limit of its own.
+static LogicalResult parseText(const char *text, Location loc, int maxDepth,
                                onnx::ModelProto &model) {
+  if (int depth = textNestingDepth(text); depth > maxDepth)
+    return emitError(loc) << "the ONNX text nests " << depth
+                          << " levels deep, more than the limit of " << maxDepth
+                          << " (subgraphs within subgraphs)";
   onnx::OnnxParser parser(text);
   auto status = parser.Parse(model);
   if (!status.IsOK())
@@ -728,7 +844,8 @@ LogicalResult mlir::kiln::importOnnxFile(MLIRContext *context,
       if (!buffer)
         return emitError(fileLoc)
                << "cannot read the model file: " << buffer.getError().message();
-      if (failed(parseText((*buffer)->getBufferStart(), fileLoc, model)))
+      if (failed(parseText((*buffer)->getBufferStart(), fileLoc,
+                           options.maxRecursionDepth, model)))
         return failure();
     } else {
       // Streamed, so that only the parsed message, not also the file's
@@ -768,7 +885,8 @@ LogicalResult mlir::kiln::importOnnxBuffer(MLIRContext *context,
   try {
     if (isTextFormat(bytes.take_front(4096))) {
       std::string text = bytes.str(); // NUL-terminated
-      if (failed(parseText(text.c_str(), fileLoc, model)))
+      if (failed(parseText(text.c_str(), fileLoc, options.maxRecursionDepth,
+                           model)))
         return failure();
     } else {
       google::protobuf::io::ArrayInputStream raw(

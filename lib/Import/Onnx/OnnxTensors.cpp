@@ -131,18 +131,36 @@ readExternal(const onnx::TensorProto &tensor, llvm::StringRef modelDir,
             "' resolves outside the model's folder (symbolic link?)";
     return nullptr;
   }
-  uint64_t fileSize = 0;
-  if (llvm::sys::fs::file_size(realPath, fileSize)) {
+  // Only a plain file, and one that is not also reachable from outside the
+  // folder by a hard link; a FIFO or a device would block or never end.
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(realPath, status)) {
     error = "external data file '" + location + "' cannot be opened";
     return nullptr;
   }
+  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+    error = "external data file '" + location +
+            "' is not a regular file (a FIFO, device or folder)";
+    return nullptr;
+  }
+  if (status.getLinkCount() > 1) {
+    error = "external data file '" + location + "' has " +
+            std::to_string(status.getLinkCount()) +
+            " hard links; only files with one link are read (a link may "
+            "lead outside the model's folder)";
+    return nullptr;
+  }
+  uint64_t fileSize = status.getSize();
   if (length < 0)
     length = static_cast<int64_t>(fileSize) - offset;
   if (static_cast<uint64_t>(offset) > fileSize ||
       static_cast<uint64_t>(length) > fileSize - offset) {
+    // Unsigned: offset + length may not fit in int64.
     error = "external data [" + std::to_string(offset) + ", " +
-            std::to_string(offset + length) + ") lies outside '" + location +
-            "' (" + std::to_string(fileSize) + " bytes)";
+            std::to_string(static_cast<uint64_t>(offset) +
+                           static_cast<uint64_t>(length)) +
+            ") lies outside '" + location + "' (" + std::to_string(fileSize) +
+            " bytes)";
     return nullptr;
   }
   if (length != expectedBytes) {
@@ -234,6 +252,12 @@ FailureOr<ElementsAttr> mlir::kiln::onnx_import::convertTensor(
     if (!external)
       return failure();
   } else if (t.has_raw_data()) {
+    if (t.float_data_size() || t.int32_data_size() || t.int64_data_size() ||
+        t.double_data_size() || t.uint64_data_size() || t.string_data_size()) {
+      error = "tensor has both raw_data and typed data fields; exactly one "
+              "holds its values";
+      return failure();
+    }
     if (static_cast<int64_t>(t.raw_data().size()) != bytesNeeded) {
       error = "raw_data holds " + std::to_string(t.raw_data().size()) +
               " bytes, but dims " + formatDims(shape) + " of " +

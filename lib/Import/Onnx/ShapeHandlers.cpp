@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImportContext.h"
+#include "mlir/IR/Matchers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -434,6 +435,20 @@ template <typename OpTy> LogicalResult gather(NodeContext &nc) {
       nc.axis(nc.getInt("axis", 0), nc.inputType(0).getRank(), "axis");
   if (failed(axis))
     return failure();
+  // Constant indices are checked here: out of range, ONNX has no meaning
+  // for them (the kernels would clamp).
+  DenseIntElementsAttr indices;
+  if (matchPattern(nc.input(1), m_Constant(&indices))) {
+    int64_t size = nc.inputType(0).getDimSize(*axis);
+    for (const APInt &index : indices.getValues<APInt>()) {
+      int64_t i = index.getSExtValue();
+      if (i < -size || i >= size)
+        return nc.fail("constant index " + std::to_string(i) +
+                       " is out of range [" + std::to_string(-size) + ", " +
+                       std::to_string(size - 1) + "] of axis " +
+                       std::to_string(*axis));
+    }
+  }
   return nc.result(
       nc.create<OpTy>({nc.input(0), nc.input(1)},
                       {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));

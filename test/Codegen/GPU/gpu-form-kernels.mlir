@@ -161,3 +161,14 @@ func.func @dynamic(%a: memref<?xf32>, %b: memref<?xf32>) {
   linalg.copy ins(%a : memref<?xf32>) outs(%b : memref<?xf32>)
   return
 }
+
+// -----
+
+// An iteration space whose count does not fit in 64 bits is an error, not a
+// wrapped count.
+func.func @overflow(%a: memref<4611686018427387904x4xf32>) {
+  %zero = arith.constant 1.0 : f32
+  // expected-error @+1 {{kiln-gpu-form-kernels: the op's parallel iterations overflow 64 bits}}
+  linalg.fill ins(%zero : f32) outs(%a : memref<4611686018427387904x4xf32>)
+  return
+}

@@ -1,0 +1,50 @@
+//===- Sizes.h - byte sizes of shaped types, checked -----------*- C++ -*-===//
+//
+// How many bytes a statically shaped tensor or buffer takes, with overflow
+// checked, and the memory budget every compilation is held to: a small
+// model file must not make the importer or the compiler allocate far more
+// than the budget allows (CompilerOptions::maxMemoryBytes, --max-memory).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_SUPPORT_SIZES_H
+#define KILN_SUPPORT_SIZES_H
+
+#include "mlir/IR/BuiltinTypeInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::kiln {
+
+/// The default memory budget: 16 GiB.
+inline constexpr uint64_t kDefaultMemoryBudget = uint64_t(16) << 30;
+
+/// Bytes of one element in memory (i1 takes a byte, sub-byte types round
+/// up).
+inline uint64_t getElementByteSize(Type element) {
+  if (!element.isIntOrFloat())
+    return 8;
+  return std::max<uint64_t>(
+      1, llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
+}
+
+/// The bytes of a statically shaped `type`, or nullopt when the shape is
+/// dynamic, a dimension is negative, or the count overflows 64 bits.
+inline std::optional<uint64_t> getByteSize(ShapedType type) {
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  uint64_t bytes = getElementByteSize(type.getElementType());
+  for (int64_t d : type.getShape()) {
+    if (d < 0)
+      return std::nullopt;
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      return std::nullopt;
+  }
+  return bytes;
+}
+
+} // namespace mlir::kiln
+
+#endif // KILN_SUPPORT_SIZES_H
