@@ -195,6 +195,8 @@ static bool packTypedFields(const onnx::TensorProto &t, Type element,
     return mismatch(have);
   int64_t width = storageBytes(element);
   bytes.resize(static_cast<size_t>(count * width));
+  if (count == 0)
+    return true; // an empty field's data() may be null: nothing to copy
   char *out = bytes.data();
   if (element.isF32()) {
     std::memcpy(out, t.float_data().data(), count * 4);

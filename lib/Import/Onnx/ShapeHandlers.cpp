@@ -548,7 +548,7 @@ LogicalResult range(NodeContext &nc) {
   if (delta == 0)
     return nc.fail("delta is 0");
   double count = std::max(std::ceil((limit - start) / delta), 0.0);
-  if (count > (1 << 24))
+  if (!(count <= (1 << 24))) // NaN too
     return nc.fail("the range has too many elements");
   Type element = nc.inputType(0).getElementType();
   auto type = RankedTensorType::get({static_cast<int64_t>(count)}, element);
@@ -557,6 +557,8 @@ LogicalResult range(NodeContext &nc) {
     double x = start + i * delta;
     if (auto f = dyn_cast<FloatType>(element))
       values.push_back(FloatAttr::get(f, x));
+    else if (!(std::fabs(x) < 9.2e18))
+      return nc.fail("the range's values do not fit in 64-bit integers");
     else
       values.push_back(IntegerAttr::get(element, static_cast<int64_t>(x)));
   }
@@ -731,11 +733,14 @@ LogicalResult resize(NodeContext &nc) {
       return nc.fail("expects " + Twine(rank) + " scales");
     SmallVector<float> f;
     for (int64_t i = 0; i < rank; ++i) {
-      if (!(scales[i] > 0))
-        return nc.fail("expects positive scales");
+      if (!(scales[i] > 0) || !(scales[i] < 3.4e38))
+        return nc.fail("expects positive finite scales");
       f.push_back(static_cast<float>(scales[i]));
-      shape.push_back(static_cast<int64_t>(
-          std::floor(double(type.getDimSize(i)) * f.back())));
+      double size = std::floor(double(type.getDimSize(i)) * f.back());
+      if (!(size < 9.2e18)) // also infinite scales
+        return nc.fail("scale " + std::to_string(scales[i]) + " of dimension " +
+                       Twine(i) + " gives more elements than 64 bits count");
+      shape.push_back(static_cast<int64_t>(size));
     }
     attrs.push_back(nc.named("scales", nc.b.getDenseF32ArrayAttr(f)));
   }

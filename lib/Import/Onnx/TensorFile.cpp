@@ -102,7 +102,9 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
   if (!t.isOk())
     return bad("'" + path + "': " + t.status().message());
   auto *out = static_cast<uint8_t *>(t->data());
-  if (proto.has_raw_data()) {
+  if (count == 0) {
+    // Nothing to copy (an empty field's data() may be null).
+  } else if (proto.has_raw_data()) {
     std::memcpy(out, proto.raw_data().data(), bytes);
   } else if (type == DataType::F32) {
     std::memcpy(out, proto.float_data().data(), bytes);

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds the compiler's libFuzzer targets with clang (AddressSanitizer and
+# UndefinedBehaviorSanitizer) into ${KILN_FUZZ_BUILD_DIR:-build-fuzz} and runs
+# each for SECONDS (default 30: the CI smoke; hours for a long run), seeded
+# with the test corpora and the committed regressions:
+#   kiln-fuzz-onnx  ONNX models (binary and text) through the importer and the
+#                   graph phase
+#   kiln-fuzz-mlir  kiln IR text through the parser, verifiers and graph phase
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+# A crash stops the run with exit status 1 and leaves its input in
+# $KILN_FUZZ_BUILD_DIR/artifacts; copy it to fuzz/regressions/<target>/ so
+# that test/fuzz/regressions.test replays it. The plan reader's fuzzer is
+# scripts/fuzz-plan-reader.sh.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${KILN_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+seconds="${1:-30}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(kiln-fuzz-onnx kiln-fuzz-mlir)
+clangxx="${KILN_FUZZ_CXX:-$(command -v clang++-22 || true)}"
+clangc="${KILN_FUZZ_CC:-$(command -v clang-22 || true)}"
+if [ -z "$clangxx" ] || [ -z "$clangc" ]; then
+  echo "kiln: clang-22 not found (apt-get install clang-22 libclang-rt-22-dev)" >&2
+  exit 1
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+  mkdir -p "$build"
+  flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER="$clangc" -DCMAKE_CXX_COMPILER="$clangxx" \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DKILN_ENABLE_FUZZERS=ON -DKILN_ENABLE_TESTS=OFF \
+    -DKILN_RUNTIME_ENABLE_TESTS=OFF > "$build/configure.log"
+fi
+ninja -C "$build" "${targets[@]}"
+
+# Seed corpora: the importer's and the dialect's test inputs, small models
+# of the ONNX test data, and every regression input.
+seeds="$build/seeds"
+rm -rf "$seeds" && mkdir -p "$seeds/kiln-fuzz-onnx" "$seeds/kiln-fuzz-mlir"
+cp "$root"/test/Import/Onnx/*.onnxtxt "$root"/test/Import/Onnx/Inputs/*.onnxtxt \
+  "$seeds/kiln-fuzz-onnx/"
+for f in "$root"/test/Import/Onnx/Inputs/*.txtpb; do
+  out="$seeds/kiln-fuzz-onnx/$(basename "$f" .txtpb).onnx"
+  # Some of them are TensorProtos, not models: skip what does not encode.
+  protoc --encode=onnx.ModelProto -I/usr/include/onnx onnx.proto < "$f" \
+    > "$out" 2>/dev/null || rm -f "$out"
+done
+data=/usr/share/libonnx-testdata/data/node
+if [ -d "$data" ]; then
+  find "$data" -name model.onnx -size -2k | sort | head -200 | while read -r m; do
+    cp "$m" "$seeds/kiln-fuzz-onnx/$(basename "$(dirname "$m")").onnx"
+  done
+fi
+python3 - "$root" "$seeds/kiln-fuzz-mlir" <<'PY'
+import pathlib, sys
+root, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+n = 0
+for f in sorted((root / "test").rglob("*.mlir")):
+    for chunk in f.read_text().split("// -----"):
+        if 0 < len(chunk) < 65536:
+            (out / f"{n:04d}.mlir").write_text(chunk)
+            n += 1
+PY
+for t in "${targets[@]}"; do
+  [ -d "$root/fuzz/regressions/$t" ] && cp "$root/fuzz/regressions/$t"/* "$seeds/$t/" 2>/dev/null || true
+done
+
+# Instrumented code calls into the uninstrumented MLIR/LLVM archives, whose
+# std::vector annotations AddressSanitizer does not see. The MLIRContext
+# keeps every type and attribute it ever uniqued, so each input "leaks" by
+# design; libFuzzer's per-input leak check would rerun every input under
+# LeakSanitizer (10x slower) for nothing. Leaks are the sanitizer jobs'
+# (scripts/check-sanitizers.sh), which check whole tool runs.
+export ASAN_OPTIONS="detect_container_overflow=0:detect_leaks=0:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+mkdir -p "$build/artifacts" "$build/corpus"
+status=0
+for t in "${targets[@]}"; do
+  corpus="$build/corpus/$t"
+  mkdir -p "$corpus"
+  echo "== $t for $seconds s"
+  if ! "$build/bin/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+      -max_len="${KILN_FUZZ_MAX_LEN:-16384}" -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
+      "$corpus" "$seeds/$t" > "$build/$t.log" 2>&1; then
+    status=1
+    echo "kiln: $t found a crash (input in $build/artifacts):" >&2
+    grep -E "ERROR|SUMMARY|Test unit written" "$build/$t.log" | head -20 >&2
+  fi
+  runs=$(grep -E "stat::number_of_executed_units" "$build/$t.log" | awk '{print $2}' | tail -1)
+  echo "kiln: $t: ${runs:-?} executions in $seconds s, $(ls "$corpus" | wc -l) inputs in the corpus"
+done
+exit $status
