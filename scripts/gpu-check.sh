@@ -63,6 +63,13 @@ if [ "$what" = all ] || [ "$what" = models ]; then
     done
   done
 
+  echo "== transformer layer: compiled on this machine, against the CPU reference"
+  "$bin/kiln-run" examples/transformer_layer.mlir --backend=gpu --check-reference 2>&1 | tail -3
+  for net in resnet_block transformer_layer; do
+    echo "== concurrency: $net, 8 threads x 8 contexts of one engine, 10,000 enqueues a thread"
+    "$bin/kiln-run-plan" "$carry/plans/${net}_b1.kplan" --threads 8 --contexts 8 --runs 10000 2>&1 | tail -4
+  done
+
   echo "== a plan without code for this GPU"
   "$bin/kiln-run" "$carry/plans/lenet5_sm100.kplan" 2>&1 | tail -2
   echo "== a plan with code for sm_80 only (PTX compute_80 is JIT-compiled here)"

@@ -33,6 +33,7 @@ for net in lenet5 resnet_block; do
   "$compile" "$root/examples/$net.mlir" -o "$carry/plans/${net}_b1.kplan"
   "$compile" "$gen/${net}_b64.mlir" -o "$carry/plans/${net}_b64.kplan"
 done
+"$compile" "$root/examples/transformer_layer.mlir" -o "$carry/plans/transformer_layer_b1.kplan"
 "$compile" "$root/examples/lenet5.mlir" --target=sm_100 -o "$carry/plans/lenet5_sm100.kplan"
 "$compile" "$root/examples/lenet5.mlir" --target=sm_80 -o "$carry/plans/lenet5_sm80.kplan"
 "$compile" "$root/test/Target/Plan/plan.mlir" --no-optimize -o "$carry/plans/small.kplan"

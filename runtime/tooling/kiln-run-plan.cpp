@@ -146,6 +146,14 @@ int main(int argc, char **argv) {
   }
   std::stringstream bytes;
   bytes << file.rdbuf();
+  // A corrupt plan is reported whether or not there is a GPU.
+  const std::string plan = bytes.str();
+  if (auto contents = rt::readPlan(plan.data(), plan.size());
+      !contents.isOk()) {
+    std::cerr << "kiln-run-plan: error: " << contents.status().toString()
+              << "\n";
+    return 1;
+  }
   rt::StderrLogger logger(rt::Logger::Severity::Warning);
   auto runtime = rt::Runtime::create(&logger, static_cast<int>(device), driver);
   if (!runtime.isOk()) {
@@ -154,8 +162,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (stressing)
-    return tooling::runStress(**runtime, bytes.str(), stress, std::cout,
-                              std::cerr, "kiln-run-plan");
-  return tooling::runPlan(**runtime, bytes.str(), options, std::cout, std::cerr,
+    return tooling::runStress(**runtime, plan, stress, std::cout, std::cerr,
+                              "kiln-run-plan");
+  return tooling::runPlan(**runtime, plan, options, std::cout, std::cerr,
                           "kiln-run-plan");
 }
