@@ -71,12 +71,13 @@ for t in "${targets[@]}"; do
 done
 
 # Instrumented code calls into the uninstrumented MLIR/LLVM archives, whose
-# std::vector annotations AddressSanitizer does not see. The MLIRContext
+# std::vector annotations AddressSanitizer does not see, and whose allocators
+# poison memory that only instrumented code would unpoison. The MLIRContext
 # keeps every type and attribute it ever uniqued, so each input "leaks" by
 # design; libFuzzer's per-input leak check would rerun every input under
 # LeakSanitizer (10x slower) for nothing. Leaks are the sanitizer jobs'
 # (scripts/check-sanitizers.sh), which check whole tool runs.
-export ASAN_OPTIONS="detect_container_overflow=0:detect_leaks=0:allocator_may_return_null=1"
+export ASAN_OPTIONS="detect_container_overflow=0:allow_user_poisoning=0:detect_leaks=0:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 mkdir -p "$build/artifacts" "$build/corpus"
 status=0

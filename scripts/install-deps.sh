@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev
   libflatbuffers-dev flatbuffers-compiler
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()
@@ -27,6 +28,14 @@ else
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Python packages some tests write ONNX models with (PyPI, pinned); the
+# python3 first on PATH takes them.
+python_packages=(onnx==1.23.2 numpy==2.4.6)
+if ! python3 -c "import onnx, numpy" 2>/dev/null; then
+  echo "kiln: installing ${python_packages[*]} with pip"
+  python3 -m pip install --quiet --disable-pip-version-check "${python_packages[@]}"
 fi
 
 if [ ! -f /usr/local/cuda/include/cuda.h ] && [ -z "${CUDA_HOME:-}" ]; then

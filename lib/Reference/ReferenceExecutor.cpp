@@ -115,8 +115,12 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
     return true;
   }();
   (void)targetsReady;
+  // ExecutionEngineOptions::transformer is a function_ref: the function it
+  // refers to must outlive create().
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(2, 0, nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = transformer;
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)
     return module->emitError("reference executor: JIT compilation failed: ")

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The sanitizer jobs of CI:
+#   1. the runtime's and the tooling's tests under ASan+UBSan and under TSan
+#      (scripts/check-runtime-sanitizers.sh);
+#   2. the compiler built with ASan+UBSan (gcc, -fno-sanitize-recover=all:
+#      the first report fails) into ${KILN_ASAN_BUILD_DIR:-build-asan}, and
+#      the compiler's tool tests (every lit test: kiln-opt, kiln-compile,
+#      kiln-run, kiln-conformance over the ONNX backend cases, ...) run with
+#      those tools.
+# Usage: scripts/check-sanitizers.sh [runtime|compiler|all]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+what="${1:-all}"
+
+if [ "$what" = all ] || [ "$what" = runtime ]; then
+  "$root/scripts/check-runtime-sanitizers.sh"
+fi
+
+if [ "$what" = all ] || [ "$what" = compiler ]; then
+  build="${KILN_ASAN_BUILD_DIR:-$root/build-asan}"
+  flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  if [ ! -f "$build/build.ninja" ]; then
+    cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+      -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+      -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" > /dev/null
+  fi
+  ninja -C "$build" kiln-opt kiln-compile kiln-run kiln-conformance \
+    kiln-run-plan kiln-plan-info kiln-device-info kiln-runtime-tests \
+    kiln-tooling-tests kiln-doc
+  # The MLIR/LLVM archives are not instrumented: AddressSanitizer cannot
+  # see their std::vector annotations, and LLVM's allocators poison memory
+  # in the instrumented inline copies of their code that the uninstrumented
+  # ones never unpoison (container overflow and user poisoning are off).
+  # Everything else is checked, leaks included.
+  export ASAN_OPTIONS="detect_container_overflow=0:allow_user_poisoning=0:detect_leaks=1:halt_on_error=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  echo "== the compiler's tool tests under ASan+UBSan"
+  /usr/lib/llvm-22/bin/lit -sv "$build/test"
+fi
