@@ -2,7 +2,7 @@
 # The sanitizer jobs of CI:
 #   1. the runtime's and the tooling's tests under ASan+UBSan and under TSan
 #      (scripts/check-runtime-sanitizers.sh);
-#   2. the compiler built with ASan+UBSan (gcc, -fno-sanitize-recover=all:
+#   2. the compiler built with ASan+UBSan (gcc at -O1, -fno-sanitize-recover=all:
 #      the first report fails) into ${KILN_ASAN_BUILD_DIR:-build-asan}, and
 #      the compiler's tool tests (every lit test: kiln-opt, kiln-compile,
 #      kiln-run, kiln-conformance over the ONNX backend cases, ...) run with
@@ -23,7 +23,9 @@ if [ "$what" = all ] || [ "$what" = compiler ]; then
     cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
       -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
       -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-      -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" > /dev/null
+      -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+      -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
+      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" > /dev/null
   fi
   ninja -C "$build" kiln-opt kiln-compile kiln-run kiln-conformance \
     kiln-run-plan kiln-plan-info kiln-device-info kiln-runtime-tests \
