@@ -31,10 +31,13 @@ if [ "$what" = all ] || [ "$what" = models ]; then
   sanitizer=/usr/local/cuda/bin/compute-sanitizer
   [ -x "$sanitizer" ] || sanitizer=/usr/local/cuda-13.0/bin/compute-sanitizer
   if [ -x "$sanitizer" ]; then
-    for tool in memcheck racecheck synccheck initcheck; do
-      echo "== compute-sanitizer --tool $tool kiln-run-plan (LeNet-5, batch 64)"
-      "$sanitizer" --tool "$tool" --error-exitcode 9 "$bin/kiln-run-plan" \
-        "$carry/plans/lenet5_b64.kplan" --iterations 2 --warmup 1 2>&1 | tail -2
+    for plan in lenet5_b64 resnet_block_b1 transformer_layer_b1 small; do
+      for tool in memcheck racecheck synccheck initcheck; do
+        echo "== compute-sanitizer --tool $tool kiln-run-plan $plan"
+        "$sanitizer" --tool "$tool" --error-exitcode 9 "$bin/kiln-run-plan" \
+          "$carry/plans/$plan.kplan" --iterations 2 --warmup 1 2>&1 | tail -1
+        echo "exit $?"
+      done
     done
   fi
   echo "== the runtime's example application"
