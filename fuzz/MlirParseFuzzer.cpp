@@ -9,8 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Compiler/Compiler.h"
-#include "mlir/Parser/Parser.h"
+#include "kiln/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -33,11 +34,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     buildGraphPipeline(*pm);
     return pm;
   }();
-  // The MLIR lexer reads up to a NUL: give it a terminated copy, as every
-  // file and string it is given in the tools is.
-  std::string text(reinterpret_cast<const char *>(data), size);
-  ParserConfig config(&compiler->getContext());
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+  // The tools' reader: a NUL-terminated copy (the MLIR lexer reads up to a
+  // NUL, and every file the tools read is one), refused where the text
+  // would crash the MLIR parser.
+  OwningOpRef<ModuleOp> module = mlir::kiln::parseSource(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(reinterpret_cast<const char *>(data), size),
+          "input.mlir"),
+      &compiler->getContext());
   if (module)
     (void)graph->run(*module);
   return 0;

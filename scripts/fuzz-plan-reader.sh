@@ -10,7 +10,11 @@
 # UndefinedBehaviorSanitizer, and a write/read round trip of whatever it
 # accepts) for SECONDS seconds, 30 by default (the CI smoke run).
 #
-#   scripts/fuzz-plan-reader.sh [SECONDS]
+#   scripts/fuzz-plan-reader.sh [SECONDS | --smoke]
+#
+# --smoke is CI's run: seed 1 and a fixed number of inputs from a fresh
+# corpus, the same on every machine, so a failure is a regression and not a
+# lucky draw.
 #
 # The corpus it grows is kept in the build folder (corpus/) and used again by
 # the next run; runtime/fuzz/regressions is read too. An input that fails is
@@ -26,6 +30,11 @@
 set -euo pipefail
 
 seconds=${1:-30}
+limits=()
+if [ "$seconds" = --smoke ]; then
+  seconds=300 # a bound only: the runs end first
+  limits=(-seed=1 -runs=400000)
+fi
 case $seconds in
 '' | *[!0-9]*)
   echo "usage: $0 [SECONDS]" >&2
@@ -61,6 +70,7 @@ cmake --build "$build" -j "$jobs" --target kiln-plan-reader-fuzzer kiln-plan-fuz
 
 seeds=$build/seeds corpus=$build/corpus crashes=$build/crashes
 rm -rf "$seeds" "$crashes"
+[ ${#limits[@]} -eq 0 ] || rm -rf "$corpus"
 mkdir -p "$seeds" "$corpus" "$crashes"
 "$build/fuzz/kiln-plan-fuzz-seeds" "$seeds"
 cp "$root"/runtime/test/Inputs/*.kplan "$seeds/"
@@ -70,7 +80,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 log=$build/fuzz.log
 status=0
 # New inputs go to the first folder; the others are read.
-"$build/fuzz/kiln-plan-reader-fuzzer" -max_total_time="$seconds" \
+"$build/fuzz/kiln-plan-reader-fuzzer" -max_total_time="$seconds" "${limits[@]}" \
   -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
   -artifact_prefix="$crashes/" "$corpus" "$seeds" \
   "$root/runtime/fuzz/regressions" > "$log" 2>&1 || status=$?
@@ -87,4 +97,5 @@ if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then
   echo "fuzz-plan-reader: FAILED after ${runs:-?} executions (log: $log)" >&2
   exit 1
 fi
-echo "fuzz-plan-reader: ${runs:-?} executions in $seconds s, corpus of $(find "$corpus" -type f | wc -l) inputs, nothing failed"
+took=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log" | tail -1)
+echo "fuzz-plan-reader: ${runs:-?} executions in ${took:-$seconds} s, corpus of $(find "$corpus" -type f | wc -l) inputs, nothing failed"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds the compiler's libFuzzer targets with clang (AddressSanitizer and
 # UndefinedBehaviorSanitizer) into ${KILN_FUZZ_BUILD_DIR:-build-fuzz} and runs
-# each for SECONDS (default 30: the CI smoke; hours for a long run), seeded
-# with the test corpora and the committed regressions:
+# each for SECONDS (default 30; hours for a long run), seeded with the test
+# corpora and the committed regressions:
 #   kiln-fuzz-onnx  ONNX models (binary and text) through the importer and the
 #                   graph phase
 #   kiln-fuzz-mlir  kiln IR text through the parser, verifiers and graph phase
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+# Usage: scripts/fuzz.sh [SECONDS | --smoke] [TARGET...]
+# --smoke is CI's run: a fixed seed and a fixed number of inputs per target
+# (about 30 s each here), so that it finds the same thing on every machine
+# and a red CI is a regression, not a lucky draw. Exploring is for long runs.
 # A crash stops the run with exit status 1 and leaves its input in
 # $KILN_FUZZ_BUILD_DIR/artifacts; copy it to fuzz/regressions/<target>/ so
 # that test/fuzz/regressions.test replays it. The plan reader's fuzzer is
@@ -16,6 +19,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${KILN_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${1:-30}"
 shift || true
+smoke=0
+if [ "$seconds" = --smoke ]; then
+  smoke=1
+  seconds=300 # a bound only: the runs below end first
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(kiln-fuzz-onnx kiln-fuzz-mlir)
 clangxx="${KILN_FUZZ_CXX:-$(command -v clang++-22 || true)}"
@@ -85,15 +93,27 @@ status=0
 for t in "${targets[@]}"; do
   corpus="$build/corpus/$t"
   mkdir -p "$corpus"
-  echo "== $t for $seconds s"
-  if ! "$build/bin/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+  limits=(-max_total_time="$seconds")
+  if [ $smoke = 1 ]; then
+    rm -rf "$corpus" && mkdir -p "$corpus"
+    case $t in
+      kiln-fuzz-onnx) runs=300000 ;;
+      *) runs=5000 ;;
+    esac
+    limits+=(-seed=1 -runs=$runs)
+    echo "== $t: $runs inputs, seed 1"
+  else
+    echo "== $t for $seconds s"
+  fi
+  if ! "$build/bin/$t" "${limits[@]}" -timeout=20 -rss_limit_mb=4096 \
       -max_len="${KILN_FUZZ_MAX_LEN:-16384}" -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
       "$corpus" "$seeds/$t" > "$build/$t.log" 2>&1; then
     status=1
     echo "kiln: $t found a crash (input in $build/artifacts):" >&2
     grep -E "ERROR|SUMMARY|Test unit written" "$build/$t.log" | head -20 >&2
   fi
-  runs=$(grep -E "stat::number_of_executed_units" "$build/$t.log" | awk '{print $2}' | tail -1)
-  echo "kiln: $t: ${runs:-?} executions in $seconds s, $(ls "$corpus" | wc -l) inputs in the corpus"
+  done_runs=$(grep -E "stat::number_of_executed_units" "$build/$t.log" | awk '{print $2}' | tail -1)
+  secs=$(grep -E "Done [0-9]+ runs in" "$build/$t.log" | sed -E 's/.* in ([0-9]+) second.*/\1/' | tail -1)
+  echo "kiln: $t: ${done_runs:-?} executions in ${secs:-$seconds} s, $(ls "$corpus" | wc -l) inputs in the corpus"
 done
 exit $status

@@ -3,6 +3,7 @@
 #include "kiln/Compiler/Compiler.h"
 
 #include "kiln/InitAll.h"
+#include "kiln/Parser/Parser.h"
 #include "kiln/Target/Plan/TranslateToPlan.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -72,8 +73,7 @@ static LogicalResult checkMemoryBudget(ModuleOp module, uint64_t budget) {
 FailureOr<OwningOpRef<ModuleOp>>
 Compiler::importFile(StringRef path, OnnxImportResult *details) {
   if (path.ends_with(".mlir")) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(path, context.get());
+    OwningOpRef<ModuleOp> module = kiln::parseSourceFile(path, context.get());
     if (!module || failed(checkMemoryBudget(*module, options_.maxMemoryBytes)))
       return failure();
     return module;
