@@ -123,6 +123,8 @@ void mlir::kiln::buildKernelsPipeline(OpPassManager &pm,
   pm.addPass(createKilnGpuFormKernelsPass(form));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Layers that repeat share one kernel, compiled once.
+  pm.addPass(createKilnGpuDedupKernelsPass());
 }
 
 void mlir::kiln::buildMemoryPipeline(OpPassManager &pm) {

@@ -427,4 +427,7 @@ void FormKernels::runOnOperation() {
     if (failed(formKernel(generic, kernelModule(), index++)))
       return signalPassFailure();
   }
+  // Layers that repeat made the same kernels: keep one of each before
+  // anything (the verifier first) looks at thousands of them.
+  deduplicateKernels(module);
 }

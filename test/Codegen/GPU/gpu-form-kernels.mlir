@@ -172,3 +172,38 @@ func.func @overflow(%a: memref<4611686018427387904x4xf32>) {
   linalg.fill ins(%zero : f32) outs(%a : memref<4611686018427387904x4xf32>)
   return
 }
+
+// -----
+
+// Two layers of the same op and shapes form the same kernel: it is kept
+// once and launched twice; the third op (another shape) has its own.
+// CHECK-LABEL: func.func @repeated_layers
+// CHECK:         gpu.launch_func @kiln_kernels::@k0_generic {{.*}} args(%arg0 : memref<8xf32>, %arg1 : memref<8xf32>)
+// CHECK:         gpu.launch_func @kiln_kernels::@k0_generic {{.*}} args(%arg1 : memref<8xf32>, %arg0 : memref<8xf32>)
+// CHECK:         gpu.launch_func @kiln_kernels::@k2_generic {{.*}} args(%arg2 : memref<16xf32>, %arg3 : memref<16xf32>)
+// CHECK:       gpu.module @kiln_kernels
+// CHECK-NEXT:    gpu.func @k0_generic(
+// CHECK-NOT:     gpu.func @k1_generic
+// CHECK:         gpu.func @k2_generic(
+#id1 = affine_map<(d0) -> (d0)>
+func.func @repeated_layers(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<16xf32>, %d: memref<16xf32>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%b : memref<8xf32>) outs(%a : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%c : memref<16xf32>) outs(%d : memref<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}

@@ -21,6 +21,11 @@ namespace mlir::kiln {
 #define GEN_PASS_DECL
 #include "kiln/Codegen/GPU/Passes.h.inc"
 
+/// What kiln-gpu-dedup-kernels does, for passes that make many kernels:
+/// keeps one kernel of each set of identical kernels in every gpu.module of
+/// `module` and points the launches of the others at it.
+void deduplicateKernels(ModuleOp module);
+
 #define GEN_PASS_REGISTRATION
 #include "kiln/Codegen/GPU/Passes.h.inc"
 

@@ -27,6 +27,8 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     recorded on the `gpu.func` and on its `gpu.launch_func` (where the plan
     translation reads it); reduction loops run inside each thread. Named ops
     are generalized and loops interchanged so that parallel loops come first.
+    Identical kernels (of layers that repeat) are then merged as
+    `kiln-gpu-dedup-kernels` does.
 
     Copies and fills that the runtime does with the driver stay as they are:
     a `memref.copy` between contiguous buffers of one type (a device copy)
@@ -64,6 +66,41 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
+}
+
+def KilnGpuDedupKernelsPass : Pass<"kiln-gpu-dedup-kernels", "ModuleOp"> {
+  let summary = "Keep one kernel of each set of identical gpu.func kernels";
+  let description = [{
+    Two kernels of a `gpu.module` are the same when they have the same
+    signature, the same attributes (but for their names) and equivalent
+    bodies (locations ignored). Of each set of the same kernels the first is
+    kept; the launches of the others launch it, and the others are erased.
+    A network whose layers repeat (a ResNet's blocks, a transformer's layers,
+    a chain of the same activation) then has one kernel per distinct layer,
+    which the target phase compiles once: PTX, cubins and plans shrink, and
+    compile time grows with the distinct layers, not all of them. Profiles
+    name a step by its kernel, so the steps of the layers that share a
+    kernel carry the kept kernel's (the first layer's) name.
+
+    Before:
+    ```mlir
+    gpu.launch_func @kiln_kernels::@k0_relu0 ... args(%a, %b)
+    gpu.launch_func @kiln_kernels::@k1_relu1 ... args(%b, %c)
+    gpu.module @kiln_kernels {
+      gpu.func @k0_relu0(...) kernel { <body> }
+      gpu.func @k1_relu1(...) kernel { <the same body> }
+    }
+    ```
+    After:
+    ```mlir
+    gpu.launch_func @kiln_kernels::@k0_relu0 ... args(%a, %b)
+    gpu.launch_func @kiln_kernels::@k0_relu0 ... args(%b, %c)
+    gpu.module @kiln_kernels {
+      gpu.func @k0_relu0(...) kernel { <body> }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 #endif // KILN_CODEGEN_GPU_PASSES_TD
