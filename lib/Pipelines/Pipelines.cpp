@@ -171,7 +171,23 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm) {
   dps.keepNames = false;
   pm.addPass(createKilnDestinationPassingPass(dps));
   pm.addPass(bufferization::createOneShotBufferizePass());
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // One function per layer: what follows costs more than linear time in a
+  // function's size.
+  pm.addPass(createKilnOutlineLinalgOpsPass());
+  // Upstream's buffer-deallocation-pipeline, with the buffers of the
+  // network function freed after their last use before the (pairwise)
+  // simplification sees them.
+  memref::ExpandReallocPassOptions realloc;
+  realloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(realloc));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createKilnDeallocAfterLastUsePass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   // Copies become loops, not calls into MLIR's C runner library.
   pm.addNestedPass<func::FuncOp>(createKilnMemRefCopyToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

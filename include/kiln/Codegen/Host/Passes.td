@@ -107,6 +107,91 @@ def KilnMemRefCopyToLinalgPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def KilnOutlineLinalgOpsPass
+    : Pass<"kiln-outline-linalg-ops", "ModuleOp"> {
+  let summary = "Move each linalg op on buffers into a function of its own";
+  let description = [{
+    For the CPU reference: every linalg op on buffers in a function becomes
+    a call (`no_inline`) of a new private function that holds only it. Its
+    buffers and non-constant scalars become the function's arguments, and
+    the constants it uses are cloned in. A network then lowers as many small
+    functions instead of one that holds every layer, so that the passes
+    whose cost grows faster than a function's size (`convert-scf-to-cf`
+    splits a block per loop, `buffer-deallocation-simplification`, LLVM's
+    -O2) stay linear in the number of layers.
+
+    An op with a buffer of dynamic shape or layout stays where it is (the
+    bare-pointer calling convention the reference uses needs static ones).
+
+    Before:
+    ```mlir
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      linalg.generic ... ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {...}
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      call @main_generic_0(%a, %b) {no_inline} : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    func.func private @main_generic_0(%a: memref<4xf32>, %b: memref<4xf32>) {
+      linalg.generic ... ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {...}
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numOutlined", "ops-outlined", "Number of linalg ops outlined">
+  ];
+}
+
+def KilnDeallocAfterLastUsePass
+    : Pass<"kiln-dealloc-after-last-use", "func::FuncOp"> {
+  let summary = "Free each allocation of a block right after its last use";
+  let description = [{
+    Runs after `ownership-based-buffer-deallocation`, which frees every
+    buffer a block owns in one `bufferization.dealloc` at the block's end.
+    Each buffer of such a dealloc (without retained values) that is
+    - a `memref.alloc` of the same block (or its base buffer), freed under a
+      constant true condition,
+    - and used only by views, metadata extraction, calls, linalg ops,
+      copies, loads and stores
+    is taken out of it and freed by a `memref.dealloc` right after its last
+    use in the block (uses in nested regions count at their ancestor in the
+    block). Distinct allocations never alias, so this needs no alias
+    analysis: it is linear in the size of the block, where
+    `buffer-deallocation-simplification` compares the buffers of a dealloc
+    pairwise (quadratic in the layers of a network). The CPU reference also
+    holds only the buffers still in use, not every intermediate.
+
+    Before:
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    call @layer0(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+    call @layer1(%a, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+    ... (more layers)
+    %base, ... = memref.extract_strided_metadata %a : ...
+    bufferization.dealloc (%base : memref<f32>) if (%true)
+    ```
+    After:
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    call @layer0(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+    call @layer1(%a, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+    memref.dealloc %a : memref<4xf32>
+    ... (more layers)
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numFreed", "buffers-freed-early",
+              "Number of buffers freed after their last use">
+  ];
+}
+
 def KilnPlanMemoryPass : Pass<"kiln-plan-memory", "func::FuncOp"> {
   let summary = "Place the host function's buffers in one activation arena";
   let description = [{

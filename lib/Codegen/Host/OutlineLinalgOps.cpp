@@ -1,0 +1,119 @@
+//===- OutlineLinalgOps.cpp - one function per linalg op --------*- C++ -*-===//
+//
+// kiln-outline-linalg-ops: each linalg op on buffers becomes a call of a
+// private function holding only it (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Codegen/Host/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNOUTLINELINALGOPSPASS
+#include "kiln/Codegen/Host/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+/// Whether a bare pointer can carry `type`: a memref of static shape,
+/// strides and offset (what the reference's calling convention needs).
+bool hasStaticLayout(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return !isa<BaseMemRefType>(type);
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  return memref.hasStaticShape() &&
+         succeeded(memref.getStridesAndOffset(strides, offset)) &&
+         !ShapedType::isDynamic(offset) &&
+         !llvm::any_of(strides, ShapedType::isDynamic);
+}
+
+struct OutlineLinalgOps
+    : public kiln::impl::KilnOutlineLinalgOpsPassBase<OutlineLinalgOps> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      SmallVector<linalg::LinalgOp> ops;
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+          if (linalgOp.hasPureBufferSemantics())
+            ops.push_back(linalgOp);
+          return WalkResult::skip();
+        }
+        return WalkResult::advance();
+      });
+      // The functions follow `func` in the order of their ops.
+      Operation *after = func;
+      unsigned index = 0;
+      for (linalg::LinalgOp op : ops)
+        outline(symbols, func, op, index, after);
+    }
+  }
+
+  void outline(SymbolTable &symbols, func::FuncOp func, linalg::LinalgOp op,
+               unsigned &index, Operation *&after) {
+    // Arguments: what the op uses that is defined outside it, but for the
+    // constants, which are cloned in.
+    llvm::SetVector<Value> used;
+    used.insert(op->getOperands().begin(), op->getOperands().end());
+    getUsedValuesDefinedAbove(op->getRegions(), used);
+    llvm::SetVector<Value> args;
+    llvm::SetVector<Operation *> constants;
+    for (Value v : used) {
+      Operation *def = v.getDefiningOp();
+      if (def && def->hasTrait<OpTrait::ConstantLike>() &&
+          def->getNumResults() == 1) {
+        constants.insert(def);
+        continue;
+      }
+      if (!hasStaticLayout(v.getType()))
+        return;
+      args.insert(v);
+    }
+
+    OpBuilder b(func);
+    b.setInsertionPointAfter(after);
+    std::string name =
+        (func.getName() + "_" + op->getName().stripDialect().str() + "_" +
+         std::to_string(index++))
+            .str();
+    SmallVector<Type> types;
+    for (Value v : args)
+      types.push_back(v.getType());
+    auto callee = func::FuncOp::create(b, op.getLoc(), name,
+                                       b.getFunctionType(types, {}));
+    callee.setPrivate();
+    symbols.insert(callee); // it is in place: this only names it uniquely
+    after = callee;
+    Block *entry = callee.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    IRMapping mapping;
+    for (auto [v, arg] : llvm::zip(args, entry->getArguments()))
+      mapping.map(v, arg);
+    for (Operation *c : constants)
+      mapping.map(c->getResult(0), b.clone(*c)->getResult(0));
+    b.clone(*op, mapping);
+    func::ReturnOp::create(b, op.getLoc());
+
+    b.setInsertionPoint(op);
+    auto call =
+        func::CallOp::create(b, op.getLoc(), callee, args.getArrayRef());
+    call.setNoInline(true);
+    op->erase();
+    ++numOutlined;
+  }
+};
+
+} // namespace

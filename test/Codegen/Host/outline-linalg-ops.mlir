@@ -1,0 +1,55 @@
+// RUN: kiln-opt %s --split-input-file --kiln-outline-linalg-ops | FileCheck %s
+
+// Each linalg op on buffers becomes a no_inline call of a private function
+// holding only it: its buffers are the arguments, the constants it uses are
+// cloned in, a non-constant scalar is an argument too.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:      %[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[S:.*]]: f32)
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         call @main_fill_0(%[[T]]) {no_inline} : (memref<4xf32>) -> ()
+// CHECK:         call @main_generic_1(%[[A]], %[[T]], %[[S]]) {no_inline} : (memref<4xf32>, memref<4xf32>, f32) -> ()
+// CHECK:         call @main_copy_2(%[[T]], %[[B]]) {no_inline}
+// CHECK-NOT:     linalg.
+// CHECK:         return
+// CHECK:       func.func private @main_fill_0(%[[O:.*]]: memref<4xf32>)
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         linalg.fill ins(%[[Z]] : f32) outs(%[[O]] : memref<4xf32>)
+// CHECK:         return
+// CHECK:       func.func private @main_generic_1(%[[X:.*]]: memref<4xf32>, %[[Y:.*]]: memref<4xf32>, %[[V:.*]]: f32)
+// CHECK:         %[[C:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<4xf32>) outs(%[[Y]] : memref<4xf32>)
+// CHECK:           arith.mulf %{{.*}}, %[[C]] : f32
+// CHECK:           arith.addf %{{.*}}, %[[V]] : f32
+// CHECK:       func.func private @main_copy_2(
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %s: f32) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<4xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<4xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%t : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %two : f32
+    %r = arith.addf %m, %s : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%t : memref<4xf32>) outs(%b : memref<4xf32>)
+  return
+}
+
+// -----
+
+// Must not fire: an op on a buffer of dynamic shape (a bare pointer cannot
+// carry it) and an op on tensors stay where they are.
+// CHECK-LABEL: func.func @stays(
+// CHECK:         linalg.fill {{.*}} outs(%{{.*}} : memref<?xf32>)
+// CHECK:         linalg.fill {{.*}} -> tensor<4xf32>
+// CHECK-NOT:     call
+// CHECK-NOT:   func.func private
+func.func @stays(%a: memref<?xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
+  %r = linalg.fill ins(%zero : f32) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
