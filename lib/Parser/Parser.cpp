@@ -60,8 +60,11 @@ static std::optional<ParserHazard> linalgListAt(llvm::StringRef text,
       text[j] != '=')
     return std::nullopt;
   j = skipSpace(text, j + 1);
+  ParserHazard malformed{j, "a malformed integer list (the MLIR 22 linalg "
+                            "parser crashes on it); write integers separated "
+                            "by commas in [...]"};
   if (j >= text.size() || text[j] != '[')
-    return std::nullopt;
+    return malformed;
   // [] or [int (, int)*], an int being decimal or hex, maybe negative.
   size_t k = skipSpace(text, j + 1);
   if (k < text.size() && text[k] == ']')
@@ -84,9 +87,8 @@ static std::optional<ParserHazard> linalgListAt(llvm::StringRef text,
       break;
     k = skipSpace(text, k + 1);
   }
-  return ParserHazard{k, "a malformed integer list (the MLIR 22 linalg "
-                         "parser crashes on it); write integers separated by "
-                         "commas in [...]"};
+  malformed.offset = k;
+  return malformed;
 }
 
 std::optional<ParserHazard> mlir::kiln::findParserHazard(llvm::StringRef text) {

@@ -42,6 +42,7 @@ func.func @f() attributes {c = array<indexed: 4>} {
 // that are (hex, negative, empty, spaced) parse.
 // RUN: not kiln-opt %t/list.mlir 2>&1 | FileCheck %s --check-prefix=LIST
 // RUN: not kiln-compile %t/unclosed.mlir --emit=kiln 2>&1 | FileCheck %s --check-prefix=UNCLOSED
+// RUN: not kiln-opt %t/nolist.mlir 2>&1 | FileCheck %s --check-prefix=NOLIST
 // RUN: kiln-opt %t/lists.mlir | FileCheck %s --check-prefix=LISTS
 //--- list.mlir
 func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
@@ -55,6 +56,12 @@ func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
   return
 }
 // UNCLOSED: unclosed.mlir:3:3: a malformed integer list
+//--- nolist.mlir
+func.func @f(%a: memref<4xf32>, %b: memref<4x4xf32>) {
+  linalg.broadcast ins(%a : memref<4xf32>) outs(%b : memref<4x4xf32>) dimensions = }
+  return
+}
+// NOLIST: nolist.mlir:2:84: error: a malformed integer list
 //--- lists.mlir
 func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4xf32>) {
   linalg.transpose ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>) permutation = [ 0x1 ,0 ]
