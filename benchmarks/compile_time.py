@@ -7,12 +7,15 @@ each N, times
     ptxas is not on every machine), and
   - the CPU reference's lowering (kiln-opt --kiln-reference-pipeline on the
     optimized kiln IR, what kiln-run --backend=reference JIT-compiles),
+  - kiln-run --backend=reference end to end (that lowering, LLVM's -O2 JIT
+    and one run),
 and prints wall time, peak memory and time per layer. Linear cost is a
 constant time per layer.
 
   python3 -m pip install onnx        # only this script needs it
   python3 benchmarks/compile_time.py build/bin [--layers 1000,4000,16000]
-      [--reference-layers 1000,2000,4000,8000] [--cubin]
+      [--reference-layers 1000,2000,4000,8000] [--run-layers 1000,2000,4000]
+      [--cubin]
 """
 import argparse
 import os
@@ -59,10 +62,12 @@ def main():
     parser.add_argument("bin", help="folder with kiln-compile and kiln-opt")
     parser.add_argument("--layers", default="1000,4000,16000")
     parser.add_argument("--reference-layers", default="1000,2000,4000,8000")
+    parser.add_argument("--run-layers", default="1000,2000,4000")
     parser.add_argument("--cubin", action="store_true")
     args = parser.parse_args()
     compile_ = os.path.join(args.bin, "kiln-compile")
     opt = os.path.join(args.bin, "kiln-opt")
+    run = os.path.join(args.bin, "kiln-run")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         def model(n):
@@ -83,6 +88,9 @@ def main():
             s, mb = timed([opt, kiln, "--kiln-reference-pipeline",
                            "-o", os.devnull])
             rows.append(("reference lowering", n, s, mb))
+        for n in [int(x) for x in args.run_layers.split(",") if x]:
+            s, mb = timed([run, model(n), "--backend=reference"])
+            rows.append(("kiln-run --backend=reference", n, s, mb))
     print("| path | layers | wall time (s) | peak memory (MB) | ms per layer |")
     print("|---|---:|---:|---:|---:|")
     for path, n, s, mb in rows:

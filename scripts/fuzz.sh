@@ -98,7 +98,7 @@ for t in "${targets[@]}"; do
     rm -rf "$corpus" && mkdir -p "$corpus"
     case $t in
       kiln-fuzz-onnx) runs=300000 ;;
-      *) runs=5000 ;;
+      *) runs=100000 ;;
     esac
     limits+=(-seed=1 -runs=$runs)
     echo "== $t: $runs inputs, seed 1"

@@ -36,7 +36,7 @@ if [ "$what" = all ] || [ "$what" = models ]; then
         echo "== compute-sanitizer --tool $tool kiln-run-plan $plan"
         "$sanitizer" --tool "$tool" --error-exitcode 9 "$bin/kiln-run-plan" \
           "$carry/plans/$plan.kplan" --iterations 2 --warmup 1 2>&1 | tail -1
-        echo "exit $?"
+        echo "exit ${PIPESTATUS[0]}"
       done
     done
   fi

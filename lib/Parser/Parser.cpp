@@ -16,10 +16,23 @@ static bool isIdentifierChar(char c) {
   return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
 }
 
-/// The offset after the whitespace at `i`.
+/// Whether the MLIR lexer skips `c` between tokens (a NUL before the end of
+/// the text is skipped too).
+static bool isBlank(char c) { return llvm::isSpace(c) || c == '\0'; }
+
+/// The offset after the whitespace and `//` comments at `i`.
 static size_t skipSpace(llvm::StringRef text, size_t i) {
-  while (i < text.size() && llvm::isSpace(text[i]))
-    ++i;
+  while (i < text.size()) {
+    if (isBlank(text[i])) {
+      ++i;
+    } else if (text.substr(i).starts_with("//")) {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        return text.size();
+    } else {
+      break;
+    }
+  }
   return i;
 }
 
@@ -40,10 +53,10 @@ static std::optional<ParserHazard> indexArrayAt(llvm::StringRef text,
                          "llvm/llvm-project#179045); use i64"};
 }
 
-/// `) permutation = [` or `) dimensions = [` (linalg.transpose, broadcast,
-/// reduce) at `i` with anything but integers and commas up to the `]`: the
-/// MLIR 22 linalg parser keeps the null attribute of a failed list and
-/// crashes storing it.
+/// `permutation =` or `dimensions =` (linalg.transpose, broadcast, reduce)
+/// at `i`, not in an attribute dictionary, without a `[...]` of integers and
+/// commas after it: the MLIR 22 linalg parser keeps the null attribute of a
+/// failed list and crashes storing it.
 static std::optional<ParserHazard> linalgListAt(llvm::StringRef text,
                                                 size_t i) {
   llvm::StringRef keyword;
@@ -52,12 +65,13 @@ static std::optional<ParserHazard> linalgListAt(llvm::StringRef text,
       keyword = k;
   if (keyword.empty())
     return std::nullopt;
+  // In an attribute dictionary (after `{` or `,`) the name is not linalg's.
   size_t before = i;
-  while (before > 0 && llvm::isSpace(text[before - 1]))
+  while (before > 0 && isBlank(text[before - 1]))
     --before;
   size_t j = skipSpace(text, i + keyword.size());
-  if (before == 0 || text[before - 1] != ')' || j >= text.size() ||
-      text[j] != '=')
+  if (before == 0 || text[before - 1] == '{' || text[before - 1] == ',' ||
+      j >= text.size() || text[j] != '=')
     return std::nullopt;
   j = skipSpace(text, j + 1);
   ParserHazard malformed{j, "a malformed integer list (the MLIR 22 linalg "

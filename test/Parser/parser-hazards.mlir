@@ -43,6 +43,7 @@ func.func @f() attributes {c = array<indexed: 4>} {
 // RUN: not kiln-opt %t/list.mlir 2>&1 | FileCheck %s --check-prefix=LIST
 // RUN: not kiln-compile %t/unclosed.mlir --emit=kiln 2>&1 | FileCheck %s --check-prefix=UNCLOSED
 // RUN: not kiln-opt %t/nolist.mlir 2>&1 | FileCheck %s --check-prefix=NOLIST
+// RUN: not kiln-opt %t/commented.mlir 2>&1 | FileCheck %s --check-prefix=COMMENTED
 // RUN: kiln-opt %t/lists.mlir | FileCheck %s --check-prefix=LISTS
 //--- list.mlir
 func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
@@ -62,11 +63,23 @@ func.func @f(%a: memref<4xf32>, %b: memref<4x4xf32>) {
   return
 }
 // NOLIST: nolist.mlir:2:84: error: a malformed integer list
+//--- commented.mlir
+func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
+  linalg.transpose ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>) // a comment
+      permutation // another
+      = [1, 0 x]
+  return
+}
+// COMMENTED: commented.mlir:4:15: error: a malformed integer list
 //--- lists.mlir
 func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4xf32>) {
   linalg.transpose ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>) permutation = [ 0x1 ,0 ]
   linalg.broadcast ins(%c : memref<4xf32>) outs(%b : memref<4x4xf32>) dimensions = [1]
   return
 }
+func.func @g() attributes {dimensions = [1 : i64], k = 0, permutation = ["x"]} {
+  return
+}
 // LISTS: linalg.transpose ins(%{{.*}} : memref<4x4xf32>) outs(%{{.*}} : memref<4x4xf32>) permutation = [1, 0]
 // LISTS: linalg.broadcast ins(%{{.*}} : memref<4xf32>) outs(%{{.*}} : memref<4x4xf32>) dimensions = [1]
+// LISTS: func.func @g() attributes {dimensions = [1], k = 0 : i64, permutation = ["x"]}

@@ -32,9 +32,10 @@ struct ParserHazard {
 /// - a dense array of `index` (`array<index: ...>`): the MLIR 22 parser
 ///   asks `index` for its bit width and crashes (llvm/llvm-project#179045,
 ///   fixed in LLVM 23);
-/// - a malformed integer list after `) permutation =` or `) dimensions =`
-///   (linalg.transpose, linalg.broadcast, linalg.reduce): the MLIR 22 linalg
-///   parser stores the null attribute of the failed list and crashes.
+/// - a malformed or missing integer list after `permutation =` or
+///   `dimensions =` outside an attribute dictionary (linalg.transpose,
+///   linalg.broadcast, linalg.reduce): the MLIR 22 linalg parser stores the
+///   null attribute of the failed list and crashes.
 std::optional<ParserHazard> findParserHazard(llvm::StringRef text);
 
 /// Parses `buffer` as a module, reporting a hazard or a parse error through
