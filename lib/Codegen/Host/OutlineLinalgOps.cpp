@@ -1,7 +1,7 @@
 //===- OutlineLinalgOps.cpp - one function per linalg op --------*- C++ -*-===//
 //
-// kiln-outline-linalg-ops: each linalg op on buffers becomes a call of a
-// private function holding only it (see Passes.td).
+// kiln-outline-linalg-ops: each linalg op on buffers (and each memref.copy)
+// becomes a call of a private function holding only it (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -45,24 +46,26 @@ struct OutlineLinalgOps
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
-      SmallVector<linalg::LinalgOp> ops;
+      SmallVector<Operation *> ops;
       func.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
           if (linalgOp.hasPureBufferSemantics())
-            ops.push_back(linalgOp);
+            ops.push_back(op);
           return WalkResult::skip();
         }
+        if (isa<memref::CopyOp>(op))
+          ops.push_back(op);
         return WalkResult::advance();
       });
       // The functions follow `func` in the order of their ops.
       Operation *after = func;
       unsigned index = 0;
-      for (linalg::LinalgOp op : ops)
+      for (Operation *op : ops)
         outline(symbols, func, op, index, after);
     }
   }
 
-  void outline(SymbolTable &symbols, func::FuncOp func, linalg::LinalgOp op,
+  void outline(SymbolTable &symbols, func::FuncOp func, Operation *op,
                unsigned &index, Operation *&after) {
     // Arguments: what the op uses that is defined outside it, but for the
     // constants, which are cloned in.
@@ -92,7 +95,7 @@ struct OutlineLinalgOps
     SmallVector<Type> types;
     for (Value v : args)
       types.push_back(v.getType());
-    auto callee = func::FuncOp::create(b, op.getLoc(), name,
+    auto callee = func::FuncOp::create(b, op->getLoc(), name,
                                        b.getFunctionType(types, {}));
     callee.setPrivate();
     symbols.insert(callee); // it is in place: this only names it uniquely
@@ -105,11 +108,11 @@ struct OutlineLinalgOps
     for (Operation *c : constants)
       mapping.map(c->getResult(0), b.clone(*c)->getResult(0));
     b.clone(*op, mapping);
-    func::ReturnOp::create(b, op.getLoc());
+    func::ReturnOp::create(b, op->getLoc());
 
     b.setInsertionPoint(op);
     auto call =
-        func::CallOp::create(b, op.getLoc(), callee, args.getArrayRef());
+        func::CallOp::create(b, op->getLoc(), callee, args.getArrayRef());
     call.setNoInline(true);
     op->erase();
     ++numOutlined;

@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s --split-input-file --kiln-outline-linalg-ops | FileCheck %s
 
-// Each linalg op on buffers becomes a no_inline call of a private function
+// Each linalg op on buffers, and each memref.copy, becomes a no_inline call of a private function
 // holding only it: its buffers are the arguments, the constants it uses are
 // cloned in, a non-constant scalar is an argument too.
 // CHECK-LABEL: func.func @main(
@@ -9,7 +9,9 @@
 // CHECK:         call @main_fill_0(%[[T]]) {no_inline} : (memref<4xf32>) -> ()
 // CHECK:         call @main_generic_1(%[[A]], %[[T]], %[[S]]) {no_inline} : (memref<4xf32>, memref<4xf32>, f32) -> ()
 // CHECK:         call @main_copy_2(%[[T]], %[[B]]) {no_inline}
+// CHECK:         call @main_copy_3(%[[B]], %[[T]]) {no_inline}
 // CHECK-NOT:     linalg.
+// CHECK-NOT:     memref.copy
 // CHECK:         return
 // CHECK:       func.func private @main_fill_0(%[[O:.*]]: memref<4xf32>)
 // CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f32
@@ -21,6 +23,9 @@
 // CHECK:           arith.mulf %{{.*}}, %[[C]] : f32
 // CHECK:           arith.addf %{{.*}}, %[[V]] : f32
 // CHECK:       func.func private @main_copy_2(
+// CHECK:         linalg.copy
+// CHECK:       func.func private @main_copy_3(%[[S:.*]]: memref<4xf32>, %[[D:.*]]: memref<4xf32>)
+// CHECK:         memref.copy %[[S]], %[[D]] : memref<4xf32> to memref<4xf32>
 #id = affine_map<(d0) -> (d0)>
 func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %s: f32) {
   %zero = arith.constant 0.0 : f32
@@ -35,6 +40,7 @@ func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %s: f32) {
     linalg.yield %r : f32
   }
   linalg.copy ins(%t : memref<4xf32>) outs(%b : memref<4xf32>)
+  memref.copy %b, %t : memref<4xf32> to memref<4xf32>
   return
 }
 

@@ -111,8 +111,9 @@ def KilnOutlineLinalgOpsPass
     : Pass<"kiln-outline-linalg-ops", "ModuleOp"> {
   let summary = "Move each linalg op on buffers into a function of its own";
   let description = [{
-    For the CPU reference: every linalg op on buffers in a function becomes
-    a call (`no_inline`) of a new private function that holds only it. Its
+    For the CPU reference: every linalg op on buffers in a function, and
+    every `memref.copy`, becomes a call (`no_inline`) of a new private
+    function that holds only it. Its
     buffers and non-constant scalars become the function's arguments, and
     the constants it uses are cloned in. A network then lowers as many small
     functions instead of one that holds every layer, so that the passes
