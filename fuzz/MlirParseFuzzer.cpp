@@ -8,9 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Compiler/Compiler.h"
+#include "FuzzHarness.h"
 #include "kiln/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstddef>
@@ -20,20 +19,7 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static Compiler *compiler = [] {
-    auto *c = new Compiler();
-    c->getContext().disableMultithreading();
-    c->getContext().getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-    return c;
-  }();
-  // One pass manager for every input: building one per input costs more
-  // than most inputs take to run.
-  static PassManager *graph = [] {
-    auto *pm = new PassManager(&compiler->getContext());
-    buildGraphPipeline(*pm);
-    return pm;
-  }();
+  static FuzzHarness *harness = new FuzzHarness(CompilerOptions());
   // The tools' reader: a NUL-terminated copy (the MLIR lexer reads up to a
   // NUL, and every file the tools read is one), refused where the text
   // would crash the MLIR parser.
@@ -41,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(reinterpret_cast<const char *>(data), size),
           "input.mlir"),
-      &compiler->getContext());
+      &harness->compiler.getContext());
   if (module)
-    (void)graph->run(*module);
+    (void)harness->graph.run(*module);
   return 0;
 }

@@ -7,8 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Compiler/Compiler.h"
-#include "mlir/Pass/PassManager.h"
+#include "FuzzHarness.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,25 +16,15 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static Compiler *compiler = [] {
+  static FuzzHarness *harness = [] {
     CompilerOptions options;
     options.maxMemoryBytes = uint64_t(64) << 20;
-    auto *c = new Compiler(options);
-    c->getContext().disableMultithreading();
-    // Errors are the expected outcome: drop them.
-    c->getContext().getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-    return c;
-  }();
-  static PassManager *graph = [] {
-    auto *pm = new PassManager(&compiler->getContext());
-    buildGraphPipeline(*pm);
-    return pm;
+    return new FuzzHarness(options);
   }();
   StringRef bytes(reinterpret_cast<const char *>(data), size);
   FailureOr<OwningOpRef<ModuleOp>> module =
-      compiler->importBuffer(bytes, "fuzz.onnx");
+      harness->compiler.importBuffer(bytes, "fuzz.onnx");
   if (succeeded(module))
-    (void)graph->run(**module);
+    (void)harness->graph.run(**module);
   return 0;
 }
