@@ -79,11 +79,16 @@ export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 log=$build/fuzz.log
 status=0
-# New inputs go to the first folder; the others are read.
+# New inputs go to the corpus folder. The seeds are passed as a sorted list:
+# libFuzzer orders seeds of equal size as it finds them, and a folder lists
+# in a different order on every file system, which would make a seeded run
+# differ between machines.
+find "$seeds" "$root/runtime/fuzz/regressions" -type f | LC_ALL=C sort |
+  paste -sd, > "$build/seeds.list"
 "$build/fuzz/kiln-plan-reader-fuzzer" -max_total_time="$seconds" "${limits[@]}" \
   -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$crashes/" "$corpus" "$seeds" \
-  "$root/runtime/fuzz/regressions" > "$log" 2>&1 || status=$?
+  -artifact_prefix="$crashes/" -seed_inputs=@"$build/seeds.list" "$corpus" \
+  > "$log" 2>&1 || status=$?
 
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 found=$(find "$crashes" -type f | wc -l)

@@ -105,9 +105,13 @@ for t in "${targets[@]}"; do
   else
     echo "== $t for $seconds s"
   fi
+  # The seeds as a sorted list, not a folder: libFuzzer orders seeds of
+  # equal size as it finds them, and a folder lists in a different order on
+  # every file system, so a seeded run would differ between machines.
+  find "$seeds/$t" -type f | LC_ALL=C sort | paste -sd, > "$build/$t.seeds"
   if ! "$build/bin/$t" "${limits[@]}" -timeout=20 -rss_limit_mb=4096 \
       -max_len="${KILN_FUZZ_MAX_LEN:-16384}" -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
-      "$corpus" "$seeds/$t" > "$build/$t.log" 2>&1; then
+      -seed_inputs=@"$build/$t.seeds" "$corpus" > "$build/$t.log" 2>&1; then
     status=1
     echo "kiln: $t found a crash (input in $build/artifacts):" >&2
     grep -E "ERROR|SUMMARY|Test unit written" "$build/$t.log" | head -20 >&2
