@@ -394,11 +394,53 @@ struct LowerArgReduce : OpRewritePattern<ArgReduceOp> {
   }
 };
 
+/// One generic over the result's dims and a reduction dim `j` along the
+/// axis: result[i] = sum over j of (j <= i ? x[j] : 0) (the comparison
+/// flips with `reverse` and becomes strict with `exclusive`). Quadratic in
+/// the axis length, which is a sequence length where exporters use it.
+struct LowerCumSum : OpRewritePattern<CumSumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CumSumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getInput().getType();
+    int64_t rank = type.getRank(), axis = static_cast<int64_t>(op.getAxis());
+    bool exclusive = op.getExclusive(), reverse = op.getReverse();
+    SmallVector<AffineExpr> inExprs;
+    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
+    it.push_back(utils::IteratorType::reduction);
+    for (int64_t i = 0; i < rank; ++i)
+      inExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
+    AffineMap inMap = AffineMap::get(rank + 1, 0, inExprs, ctx);
+    AffineMap outMap =
+        AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank);
+    Value init = filledTensor(rewriter, loc, type, 0);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{op.getInput()},
+        ValueRange{init}, ArrayRef<AffineMap>{inMap, outMap}, it, "", "",
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = linalg::IndexOp::create(b, l, axis);
+          Value j = linalg::IndexOp::create(b, l, rank);
+          auto pred = reverse ? (exclusive ? arith::CmpIPredicate::ugt
+                                           : arith::CmpIPredicate::uge)
+                              : (exclusive ? arith::CmpIPredicate::ult
+                                           : arith::CmpIPredicate::ule);
+          Value take = arith::CmpIOp::create(b, l, pred, j, i);
+          Value x = arith::SelectOp::create(b, l, take, args[0],
+                                            scalar(b, l, args[0].getType(), 0));
+          linalg::YieldOp::create(b, l, add(b, l, args[1], x));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::lowering::populateNormalizationPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LowerSoftmax<SoftmaxOp, false>, LowerSoftmax<LogSoftmaxOp, true>,
                LowerBatchNorm, LowerInstanceNorm, LowerLayerNorm, LowerLrn,
-               LowerReduce, LowerArgReduce>(patterns.getContext());
+               LowerReduce, LowerArgReduce, LowerCumSum>(patterns.getContext());
 }

@@ -769,6 +769,15 @@ func.func @unknown_attr(%x: tensor<2xf32> {kiln.layout = "nchw"}) -> tensor<2xf3
 
 // -----
 
+func.func @cumsum_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{'kiln.cumsum' op expects 'axis' in [0, 2), got -1}}
+  // expected-error @+1 {{'kiln.cumsum' op failed to infer returned types}}
+  %y = kiln.cumsum %x {axis = -1 : i64} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
 func.func @arg_reduce_axis(%x: tensor<2x3xf32>) {
   // expected-error @+2 {{'kiln.arg_reduce' op expects 'axis' in [0, 2), got 2}}
   // expected-error @+1 {{'kiln.arg_reduce' op failed to infer returned types}}

@@ -185,6 +185,15 @@ func.func @arg_reductions(%x: tensor<2x3x4xf32>, %i: tensor<5xi32>) -> (tensor<2
   return %0, %1 : tensor<2x4xi64>, tensor<1xi64>
 }
 
+// CHECK-LABEL: func.func @cumsum
+func.func @cumsum(%x: tensor<1x8xi64>, %f: tensor<2x3xf32>) -> (tensor<1x8xi64>, tensor<2x3xf32>) {
+  // CHECK: kiln.cumsum %{{.+}} {axis = 1 : i64} : tensor<1x8xi64> -> tensor<1x8xi64>
+  %0 = kiln.cumsum %x {axis = 1 : i64} : tensor<1x8xi64> -> tensor<1x8xi64>
+  // CHECK: kiln.cumsum %{{.+}} {axis = 0 : i64, exclusive = true, reverse = true} : tensor<2x3xf32> -> tensor<2x3xf32>
+  %1 = kiln.cumsum %f {axis = 0 : i64, exclusive = true, reverse = true} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0, %1 : tensor<1x8xi64>, tensor<2x3xf32>
+}
+
 // CHECK-LABEL: func.func @data_movement
 func.func @data_movement(%x: tensor<1x4x6x6xf32>, %y: tensor<1x2x6x6xf32>, %ids: tensor<3x2xi32>)
     -> (tensor<1x6x6x6xf32>, tensor<1x2x3x6xf32>, tensor<1x144xf32>, tensor<8x9xf32>, tensor<1x6x6x4xf32>,

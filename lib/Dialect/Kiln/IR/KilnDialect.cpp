@@ -1,6 +1,7 @@
 //===- KilnDialect.cpp - kiln dialect ---------------------------*- C++ -*-===//
 //
-// Registers the kiln ops and attributes, materializes folded constants as
+// Registers the kiln ops and attributes, folds any kiln op whose operands
+// are all constants (ConstantFolding.h), materializes folded constants as
 // kiln.constant, and verifies the kiln.* argument and result attributes
 // (the names of network inputs and outputs).
 //
@@ -8,10 +9,12 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
+#include "kiln/Dialect/Kiln/IR/ConstantFolding.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FoldInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -23,7 +26,26 @@ using namespace mlir::kiln;
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnAttrs.cpp.inc"
 
+namespace {
+/// The fallback of every kiln op's fold hook: when all operands are
+/// constants, the op's value (within the evaluator's size bound).
+struct KilnFoldInterface : public DialectFoldInterface {
+  using DialectFoldInterface::DialectFoldInterface;
+  LogicalResult fold(Operation *op, ArrayRef<Attribute> operands,
+                     SmallVectorImpl<OpFoldResult> &results) const final {
+    if (llvm::is_contained(operands, Attribute()))
+      return failure();
+    ElementsAttr value = evaluateConstant(op, operands);
+    if (!value)
+      return failure();
+    results.push_back(value);
+    return success();
+  }
+};
+} // namespace
+
 void KilnDialect::initialize() {
+  addInterfaces<KilnFoldInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

@@ -157,6 +157,19 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
   return s.result(shape, in->getElementType());
 }
 
+LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  ShapeInference s(loc, getOperationName(), inferred);
+  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (failed(in) || failed(s.checkAxis("axis", axis, in->getRank())))
+    return failure();
+  inferred.push_back(*in);
+  return success();
+}
+
 LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,

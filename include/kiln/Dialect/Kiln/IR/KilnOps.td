@@ -492,6 +492,24 @@ def Kiln_ReduceOp : Kiln_InferredOp<"reduce"> {
   let assemblyFormat = Kiln_KindUnaryFormat;
 }
 
+def Kiln_CumSumOp : Kiln_InferredOp<"cumsum"> {
+  let summary = "running sum along one axis";
+  let description = [{
+    `result[..., i, ...]` is the sum of `input[..., j, ...]` over `j <= i`
+    along `axis` (`j < i` with `exclusive`; from the end, `j >= i`, with
+    `reverse`). Exported transformers compute position ids this way.
+
+    ```mlir
+    %y = kiln.cumsum %x {axis = 1 : i64} : tensor<1x128xi64> -> tensor<1x128xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                   DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = Kiln_UnaryFormat;
+}
+
 def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce"> {
   let summary = "index of the largest or smallest element along an axis";
   let description = [{

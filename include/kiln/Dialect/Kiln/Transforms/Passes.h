@@ -8,6 +8,7 @@
 #ifndef KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 #define KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 
+#include "kiln/Dialect/Kiln/IR/ConstantFolding.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

@@ -43,6 +43,47 @@ def KilnEliminateDeadLayersPass
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def KilnFoldConstantsPass : Pass<"kiln-fold-constants", "func::FuncOp"> {
+  let summary = "Compute on the host every layer whose inputs are all constants";
+  let description = [{
+    Replaces each kiln op whose operands are all `kiln.constant`s with a
+    `kiln.constant` holding its value, in program order, so a chain of such
+    ops (an exported network's shape arithmetic: Shape, Gather, Unsqueeze,
+    Concat, Where, Equal, ...) folds in one walk. The importer folds the same
+    way as it goes, where a node needs a constant input; this pass folds what
+    later graph passes expose. Constants left without users are erased.
+
+    Elementwise math, casts, select, concat, slice, transpose, gather,
+    reductions, constant padding and the reshape family are computed; other
+    ops stay. A result with more than `max-elements` elements stays a layer
+    (it costs less to compute on the GPU than to store in the plan), and so
+    does one that generated code defines differently (integer division by
+    zero, an out-of-range index or float-to-integer cast). Weights held in
+    resource blobs fold only into results of at most 65,536 elements (a mask
+    sliced out of a buffer), and a reshape of them stays (it is free).
+
+    Before:
+    ```mlir
+    %s = kiln.constant dense<[1, 128, 768]> : tensor<3xi64>
+    %i = kiln.constant dense<1> : tensor<1xi64>
+    %d = kiln.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+    ```
+    After:
+    ```mlir
+    %d = kiln.constant dense<128> : tensor<1xi64>
+    ```
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t",
+           /*default=*/"::mlir::kiln::kDefaultMaxFoldedElements",
+           "The most elements a folded result may have">
+  ];
+  let statistics = [
+    Statistic<"numFolded", "layers-folded", "Number of layers folded to constants">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def KilnRemoveUnusedInputsPass
     : Pass<"kiln-remove-unused-inputs", "ModuleOp"> {
   let summary = "Drop network inputs that nothing reads";
