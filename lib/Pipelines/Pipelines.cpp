@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -195,8 +196,13 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // bf16 conversions become integer arithmetic: the JIT has no
-  // __truncsfbf2 to call.
+  // bf16 arithmetic is done in f32, and bf16 conversions become integer
+  // arithmetic: the JIT has no __truncsfbf2 to call (LLVM would call it to
+  // round a bf16 fdiv).
+  pm.addPass(math::createMathExtendToSupportedTypes()); // math.exp on bf16
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

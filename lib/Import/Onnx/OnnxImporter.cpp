@@ -12,6 +12,7 @@
 #include "kiln/Import/OnnxImporter.h"
 
 #include "ImportContext.h"
+#include "kiln/Dialect/Kiln/IR/ConstantFolding.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Support/Sizes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -106,7 +107,10 @@ private:
   /// or "".
   std::string checkAttributeTypes(const onnx::NodeProto &node,
                                   const std::string &domain);
-  const HandlerEntry *findHandler(const onnx::NodeProto &node);
+  /// The handler row for `node`'s op in the model's opset; null, with the
+  /// reason in `why`, when there is none.
+  const HandlerEntry *findHandler(const onnx::NodeProto &node,
+                                  std::string &why);
 
   std::vector<HandlerEntry> table;
   int64_t opset = 0;
@@ -345,6 +349,18 @@ FailureOr<Value> NodeContext::finish(OperationState &state) {
     op->erase();
     return failure();
   }
+  // Shapes are static, so what an exported network computes from shapes
+  // and constants (a Reshape's target, an Expand's shape, a mask) is a
+  // constant: fold it now, for the nodes that need it as one.
+  SmallVector<Attribute> operands;
+  for (Value v : op->getOperands())
+    if (ElementsAttr value = constantValue(v))
+      operands.push_back(value);
+  if (operands.size() == op->getNumOperands())
+    if (ElementsAttr value = evaluateConstant(op, operands)) {
+      op->erase();
+      return constant(value);
+    }
   return op->getResult(0);
 }
 
@@ -352,12 +368,50 @@ FailureOr<Value> NodeContext::finish(OperationState &state) {
 // GraphImporter
 //===----------------------------------------------------------------------===//
 
-const HandlerEntry *GraphImporter::findHandler(const onnx::NodeProto &node) {
+namespace {
+/// One version of an op newer than opset 17 (what Debian's onnx 1.12 knows).
+struct OpVersion {
+  const char *opType;
+  int version;
+};
+#define KILN_ONNX_OP_VERSION(op, v) {op, v},
+const OpVersion newerOpVersions[] = {
+#include "OnnxOpVersions.inc"
+};
+#undef KILN_ONNX_OP_VERSION
+} // namespace
+
+/// The version of `opType` in operator set `opset` when it is newer than
+/// 17, or 0.
+static int newerOpVersion(llvm::StringRef opType, int64_t opset) {
+  int version = 0;
+  for (const OpVersion &row : newerOpVersions)
+    if (opType == row.opType && row.version <= opset)
+      version = std::max(version, row.version);
+  return version;
+}
+
+const HandlerEntry *GraphImporter::findHandler(const onnx::NodeProto &node,
+                                               std::string &why) {
   const HandlerEntry *best = nullptr;
   for (const HandlerEntry &entry : table)
     if (node.op_type() == entry.opType && entry.sinceVersion <= opset &&
         (!best || entry.sinceVersion > best->sinceVersion))
       best = &entry;
+  if (!best) {
+    why = "op '" + node.op_type() + "' is not supported";
+    return nullptr;
+  }
+  // A row covers the versions after it up to opset 17, which were checked
+  // against onnx 1.12; a newer version needs its own row, since its meaning
+  // may have changed (Reduce* take their axes as an input from 18).
+  int version = newerOpVersion(node.op_type(), opset);
+  if (version > best->sinceVersion) {
+    why = "op '" + node.op_type() + "' version " + std::to_string(version) +
+          " (opset " + std::to_string(opset) +
+          ") is not supported; kiln imports the versions before it";
+    return nullptr;
+  }
   return best;
 }
 
@@ -506,9 +560,10 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
     return report(why, false);
   if (!domain.empty())
     return report("domain '" + domain + "' is not supported", true);
-  const HandlerEntry *handler = findHandler(node);
+  std::string why;
+  const HandlerEntry *handler = findHandler(node, why);
   if (!handler)
-    return report("op '" + node.op_type() + "' is not supported", true);
+    return report(why, true);
 
   Location loc = NameLoc::get(
       b.getStringAttr(node.name().empty()
@@ -603,18 +658,24 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
       opset = set.version();
   if (irVersion <= 0)
     return error("model has no IR version");
-  if (irVersion > 8)
+  // The protobuf schema of onnx 1.12 reads newer models (fields are only
+  // ever added); what kiln knows of newer versions is OnnxOpVersions.inc.
+  if (irVersion > KILN_ONNX_NEWEST_IR_VERSION)
     return error("model IR version " + Twine(irVersion) +
-                 " is newer than the supported 8 (onnx 1.12)");
+                 " is newer than the newest kiln knows, " +
+                 Twine(KILN_ONNX_NEWEST_IR_VERSION) + " (onnx " +
+                 KILN_ONNX_TABLE_VERSION + ")");
   if (opset <= 0)
     return error("model imports no default-domain opset");
-  if (opset > 17)
+  if (opset > KILN_ONNX_NEWEST_OPSET)
     return error("model uses default-domain opset " + Twine(opset) +
-                 "; kiln supports opsets up to 17 (onnx 1.12)");
+                 "; kiln knows opsets up to " + Twine(KILN_ONNX_NEWEST_OPSET) +
+                 " (onnx " + KILN_ONNX_TABLE_VERSION + ")");
   appendElementwiseHandlers(table);
   appendNeuralNetHandlers(table);
   appendShapeHandlers(table);
   appendLossHandlers(table);
+  appendNewerVersions(table);
 
   onnx::GraphProto &graph = *model.mutable_graph();
   OpBuilder b(ctx);
@@ -710,6 +771,7 @@ std::vector<std::pair<std::string, int>> mlir::kiln::supportedOnnxOps() {
   appendNeuralNetHandlers(table);
   appendShapeHandlers(table);
   appendLossHandlers(table);
+  appendNewerVersions(table);
   std::vector<std::pair<std::string, int>> ops;
   for (const HandlerEntry &e : table)
     ops.emplace_back(e.opType, e.sinceVersion);

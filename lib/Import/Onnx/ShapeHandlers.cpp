@@ -2,7 +2,7 @@
 //
 // Handlers for Constant, Shape, Size, ConstantOfShape (folded to constants,
 // since shapes are static), Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Concat, Split, Slice, Pad, Gather, DepthToSpace, SpaceToDepth and the
+// Concat, Split, Slice, Pad, Gather, DepthToSpace, SpaceToDepth, CumSum and the
 // Reduce* family.
 //
 //===----------------------------------------------------------------------===//
@@ -294,6 +294,16 @@ LogicalResult split(NodeContext &nc) {
     sizes = *s;
   }
   int64_t dim = type.getDimSize(*axis), parts = nc.numOutputs();
+  if (sizes.empty() && nc.opset >= 18 && nc.hasAttr("num_outputs")) {
+    // Split-18: equal parts, the last one smaller when they do not divide.
+    int64_t n = nc.getInt("num_outputs", 0);
+    if (n != parts || n <= 0 || n > std::max<int64_t>(dim, 1))
+      return nc.fail("num_outputs " + Twine(n) + " does not fit " +
+                     Twine(parts) + " outputs of a dimension of " + Twine(dim));
+    int64_t chunk = (dim + n - 1) / n;
+    for (int64_t i = 0; i < n; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
   if (sizes.empty()) {
     if (parts == 0 || dim % parts != 0)
       return nc.fail("dimension " + Twine(dim) +
@@ -406,6 +416,29 @@ LogicalResult pad(NodeContext &nc) {
         return nc.fail("expects a scalar constant_value");
       value = (*v)[0];
     }
+  }
+  if (nc.opset >= 18 && nc.hasInput(3)) {
+    // Pad-18: the pads are for the listed axes only.
+    FailureOr<SmallVector<int64_t>> a = nc.intInput(3);
+    if (failed(a))
+      return failure();
+    int64_t rank = type.getRank(), n = a->size();
+    if (static_cast<int64_t>(pads.size()) != 2 * n)
+      return nc.fail("expects " + Twine(2 * n) + " pads for " + Twine(n) +
+                     " axes, got " + Twine(pads.size()));
+    SmallVector<int64_t> full(2 * rank, 0);
+    SmallVector<bool> seen(rank, false);
+    for (int64_t i = 0; i < n; ++i) {
+      FailureOr<int64_t> ax = nc.axis((*a)[i], rank, "axes");
+      if (failed(ax))
+        return failure();
+      if (seen[*ax])
+        return nc.fail("axis " + Twine(*ax) + " is listed twice");
+      seen[*ax] = true;
+      full[*ax] = pads[i];
+      full[rank + *ax] = pads[n + i];
+    }
+    pads = full;
   }
   std::string mode = nc.getString("mode", "constant");
   PadMode kind;
@@ -608,15 +641,16 @@ template <bool toSpace> LogicalResult depthSpace(NodeContext &nc) {
   return nc.result(nc.reshape(*t, last));
 }
 
-/// Reduce*: axes from the attribute (or ReduceSum-13's input); no axes means
-/// all (or, with noop_with_empty_axes, the identity).
+/// Reduce*: axes from the attribute, or from input 1 (ReduceSum from 13, the
+/// others from 18); no axes means all (or, with noop_with_empty_axes, the
+/// identity).
 template <ReduceKind kind, bool axesInput13 = false>
 LogicalResult reduce(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   auto type = nc.inputType(0);
   SmallVector<int64_t> axes;
-  if (axesInput13 && nc.opset >= 13) {
+  if (nc.opset >= (axesInput13 ? 13 : 18)) {
     if (nc.hasInput(1)) {
       FailureOr<SmallVector<int64_t>> a = nc.intInput(1);
       if (failed(a))
@@ -658,6 +692,7 @@ LogicalResult resize(NodeContext &nc) {
   auto type = nc.inputType(0);
   int64_t rank = type.getRank();
   bool legacy = nc.opset < 11 || nc.node.op_type() == "Upsample";
+  unsigned scalesInput = legacy ? 1 : 2, sizesInput = 3;
   std::string mode = nc.getString("mode", "nearest");
   ResizeMode kind;
   if (mode == "nearest")
@@ -697,8 +732,15 @@ LogicalResult resize(NodeContext &nc) {
     return nc.fail("unknown nearest_mode '" + nearest + "'");
   if (nc.getInt("exclude_outside", 0))
     return nc.unsupported("exclude_outside = 1 is not supported");
+  if (nc.getInt("antialias", 0))
+    return nc.unsupported("antialias = 1 is not supported");
+  if (nc.hasAttr("axes"))
+    return nc.unsupported("the axes attribute is not supported");
+  std::string policy = nc.getString("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && nc.hasInput(sizesInput))
+    return nc.unsupported("keep_aspect_ratio_policy '" + policy +
+                          "' is not supported");
 
-  unsigned scalesInput = legacy ? 1 : 2, sizesInput = 3;
   SmallVector<double> scales;
   SmallVector<int64_t> sizes;
   if (!legacy && nc.hasInput(sizesInput)) {
@@ -749,6 +791,25 @@ LogicalResult resize(NodeContext &nc) {
       attrs));
 }
 
+/// CumSum-11: the axis is a constant input.
+LogicalResult cumsum(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> a = nc.intInput(1);
+  if (failed(a))
+    return failure();
+  if (a->size() != 1)
+    return nc.fail("expects one axis");
+  FailureOr<int64_t> axis = nc.axis((*a)[0], nc.inputType(0).getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  return nc.result(nc.create<CumSumOp>(
+      {nc.input(0)},
+      {nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
+       nc.named("exclusive", nc.b.getBoolAttr(nc.getInt("exclusive", 0))),
+       nc.named("reverse", nc.b.getBoolAttr(nc.getInt("reverse", 0)))}));
+}
+
 template <ArgReduceKind kind> LogicalResult argReduce(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -793,6 +854,7 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Tile", 6, tile},
       {"DepthToSpace", 1, depthSpace<true>},
       {"SpaceToDepth", 1, depthSpace<false>},
+      {"CumSum", 11, cumsum},
       {"ArgMax", 1, argReduce<ArgReduceKind::Max>},
       {"ArgMin", 1, argReduce<ArgReduceKind::Min>},
       {"ReduceSum", 1, reduce<ReduceKind::Sum, true>},

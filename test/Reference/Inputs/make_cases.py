@@ -125,3 +125,25 @@ write_case("logsumexp_large",
            'node { input: "x" output: "y" op_type: "ReduceLogSumExp" '
            'attribute { name: "axes" ints: 1 type: INTS } attribute { name: "keepdims" i: 0 type: INT } }',
            [("x", [2, 3], [v for r in rows for v in r])], [("y", [2], lse)], root=edge)
+
+# CumSum (OUT_cumsum), forward and reverse, inclusive and exclusive, on a
+# 3x4 f32 input, against running sums in Python.
+cum = out + "_cumsum"
+x = [rng.uniform(-1, 1) for _ in range(12)]
+for axis in (0, 1):
+    for reverse in (0, 1):
+        for exclusive in (0, 1):
+            y = []
+            for r in range(3):
+                for c in range(4):
+                    i = r if axis == 0 else c
+                    n = 3 if axis == 0 else 4
+                    js = [j for j in range(n)
+                          if (j > i if reverse else j < i) or (j == i and not exclusive)]
+                    y.append(sum(x[(j * 4 + c) if axis == 0 else (r * 4 + j)] for j in js))
+            write_case("cumsum_axis%d_reverse%d_exclusive%d" % (axis, reverse, exclusive),
+                       'node { input: "x" input: "a" output: "y" op_type: "CumSum" '
+                       'attribute { name: "reverse" i: %d type: INT } '
+                       'attribute { name: "exclusive" i: %d type: INT } }' % (reverse, exclusive),
+                       [("x", [3, 4], x)], [("y", [3, 4], y)],
+                       "initializer { %s }" % tensor_text("a", [], [axis], 7), root=cum)
