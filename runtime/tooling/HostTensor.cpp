@@ -7,6 +7,7 @@
 
 #include "kiln/tooling/HostTensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -159,6 +160,17 @@ rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
                  expected.type == DataType::BF16;
   int64_t mismatches = 0, first = -1;
   double worst = 0;
+  // The output's magnitude: the root mean square of its finite values.
+  double rms = 0;
+  if (isFloat) {
+    int64_t finite = 0;
+    for (int64_t i = 0, n = expected.numElements(); i < n; ++i)
+      if (std::isfinite(expected.at(i))) {
+        rms += expected.at(i) * expected.at(i);
+        ++finite;
+      }
+    rms = finite ? std::sqrt(rms / double(finite)) : 0;
+  }
   for (int64_t i = 0, n = expected.numElements(); i < n; ++i) {
     double a = actual.at(i), e = expected.at(i);
     bool ok;
@@ -168,7 +180,8 @@ rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
       else if (std::isinf(e) || std::isinf(a))
         ok = a == e;
       else
-        ok = std::fabs(a - e) <= tolerance.atol + tolerance.rtol * std::fabs(e);
+        ok = std::fabs(a - e) <=
+             tolerance.atol + tolerance.rtol * std::max(std::fabs(e), rms);
     } else {
       ok = a == e;
     }
@@ -186,7 +199,8 @@ rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
   os << std::setprecision(10) << mismatches << " of " << expected.numElements()
      << " elements differ; first at " << first << ": got " << actual.at(first)
      << ", expected " << expected.at(first) << " (max abs error " << worst
-     << ", rtol " << tolerance.rtol << ", atol " << tolerance.atol << ")";
+     << ", rtol " << tolerance.rtol << " of max(|expected|, rms " << rms
+     << "), atol " << tolerance.atol << ")";
   return rt::Status(rt::StatusCode::InvalidArgument, os.str());
 }
 

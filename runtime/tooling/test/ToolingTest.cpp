@@ -141,6 +141,17 @@ TEST(HostTensorTest, ComparesWithTolerances) {
   // Within rtol 1e-3 of the expected value: a match.
   setFloat(b, 3, static_cast<float>(a.at(3) * (1 + 5e-4)));
   EXPECT_TRUE(compareTensors(a, b, defaultTolerance(DataType::F32)).isOk());
+  // An element near zero is held to rtol of the output's magnitude (its
+  // rms, about 0.58 for values uniform in [-1, 1]), not of its own value.
+  HostTensor c = make(DataType::F32, {4, 8});
+  std::memcpy(c.data(), a.data(), a.numBytes());
+  setFloat(c, 2, 1e-6f);
+  HostTensor d = make(DataType::F32, {4, 8});
+  std::memcpy(d.data(), c.data(), c.numBytes());
+  setFloat(d, 2, 3e-4f);
+  EXPECT_TRUE(compareTensors(d, c, defaultTolerance(DataType::F32)).isOk());
+  setFloat(d, 2, 2e-3f);
+  EXPECT_FALSE(compareTensors(d, c, defaultTolerance(DataType::F32)).isOk());
   // Two elements off by 0.5: a mismatch naming the first and the count.
   setFloat(b, 5, static_cast<float>(a.at(5) + 0.5));
   setFloat(b, 9, static_cast<float>(a.at(9) - 0.5));

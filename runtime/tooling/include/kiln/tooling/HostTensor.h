@@ -67,9 +67,14 @@ struct Tolerance {
 };
 Tolerance defaultTolerance(DataType type);
 
-/// Compares `actual` with `expected` elementwise: |a - e| <= atol + rtol*|e|
-/// for floats (NaN matches NaN, infinities match themselves), equality for
-/// integers and booleans. Ok when they match; otherwise InvalidArgument
+/// Compares `actual` with `expected` elementwise: for floats
+///   |a - e| <= atol + rtol * max(|e|, rms(expected))
+/// (NaN matches NaN, infinities match themselves), equality for integers and
+/// booleans. The rms term scales the bound with the output's magnitude: the
+/// rounding error of an output of a long reduction (a matmul, a conv, a
+/// softmax's sum) is relative to the size of the terms it added, not to the
+/// result, so an element that cancels to near zero in a deep network still
+/// carries an error of about rtol times the output's typical value. Ok when they match; otherwise InvalidArgument
 /// saying how many elements differ, the first one and the largest error.
 rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
                           Tolerance tolerance);
