@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Checks and times kiln on the GPU machine in one go (see docs/build-and-test.md):
-#   scripts/gpu-check.sh OUT [conformance|models|all]
+#   scripts/gpu-check.sh OUT [conformance|models|corpus|all]
 # Expects the self-contained tools (scripts/pack-for-gpu.sh) unpacked under
 # .carry/: bin/ (kiln-run, kiln-conformance, kiln-runtime-tests, ...),
 # plans/ (plans compiled here) and data/ (ONNX backend test cases).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${1:?usage: gpu-check.sh OUT [conformance|models|all]}"
+out="${1:?usage: gpu-check.sh OUT [conformance|models|corpus|all]}"
 what="${2:-all}"
 carry="$root/.carry"
 bin="$carry/bin"
@@ -89,7 +89,34 @@ if [ "$what" = all ] || [ "$what" = conformance ]; then
   echo "exit $?"
   grep -E "REGRESSION|^FAIL" "$out/gpu-conformance.txt" | head -40
   tail -2 "$out/gpu-conformance.txt"
+  echo "== kiln-conformance --backend=gpu, the node cases of onnx 1.23.2"
+  "$bin/kiln-conformance" --backend=gpu -j 16 --timeout 120 \
+    "$carry/onnx-node-1.23.2/node" \
+    --baseline=test/conformance/reference-baseline-onnx-1.23.2.txt \
+    --json="$out/gpu-conformance-onnx-1.23.2.json" > "$out/gpu-conformance-onnx-1.23.2.txt" 2>&1
+  echo "exit $?"
+  grep -E "REGRESSION|^FAIL" "$out/gpu-conformance-onnx-1.23.2.txt" | head -40
+  tail -1 "$out/gpu-conformance-onnx-1.23.2.txt"
+  echo "== CumSum and edge cases (test/Reference/*.test) on the GPU"
+  "$bin/kiln-conformance" --backend=gpu "$carry/refcases_cumsum" "$carry/refcases_edge" 2>&1 | tail -4
   echo "== aliasing and view cases (test/Target/Plan/gpu-cases.test) on the GPU"
   python3 test/Target/Plan/Inputs/make_gpu_cases.py "$out/cases" > /dev/null
   "$bin/kiln-conformance" --backend=gpu -j 16 "$out/cases" 2>&1 | grep -Ev "^PASS"
+fi
+
+if [ "$what" = all ] || [ "$what" = corpus ]; then
+  echo "== the corpus of exported networks (scripts/export-corpus.py)"
+  corpus=/tmp/kiln-corpus
+  rm -rf "$corpus" "$corpus-small"
+  python3 scripts/export-corpus.py "$corpus" ${KILN_CORPUS_ONLY:+--only $KILN_CORPUS_ONLY} \
+    > "$out/export.log" 2>&1
+  python3 scripts/export-corpus.py "$corpus-small" --small > "$out/export-small.log" 2>&1
+  grep -h '"network"' "$out/export.log" "$out/export-small.log" | cut -c1-300
+  scripts/run-corpus.sh "$corpus" "$bin/kiln-run" | tee "$out/corpus.md"
+  scripts/run-corpus.sh "$corpus-small" "$bin/kiln-run" | tee "$out/corpus-small.md"
+  # Few files come back from the GPU machine: the logs and the small
+  # exports (test cases) travel as two archives.
+  (cd /tmp && tar cJf "$out/corpus-logs.tar.xz" kiln-corpus*/*/kiln-run.log \
+    kiln-corpus*/*/export.json)
+  tar cJf "$out/corpus-small.tar.xz" -C /tmp kiln-corpus-small
 fi

@@ -42,4 +42,9 @@ rm -rf "$gen"
 data=/usr/share/libonnx-testdata/data
 tar cJf "$carry/data.tar.xz" -C "$(dirname $data)" \
   data/node data/simple data/pytorch-operator data/pytorch-converted
+# Small cases with expected values computed in Python (protoc is not there).
+python3 "$root/test/Reference/Inputs/make_cases.py" "$carry/refcases"
+# The newer suite: the node cases of the pinned onnx from PyPI.
+python3 "$root/scripts/gen-onnx-node-data.py" "$root/build/onnx-node-1.23.2"
+tar cJf "$carry/data-newer.tar.xz" -C "$root/build" onnx-node-1.23.2
 du -sh "$carry"/*
