@@ -132,6 +132,16 @@ double HostTensor::at(int64_t i) const {
   }
   case DataType::Bool:
     return *p ? 1 : 0;
+  case DataType::F64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  case DataType::I16: {
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
   }
   return 0;
 }
@@ -144,6 +154,8 @@ Tolerance defaultTolerance(DataType type) {
     return {1e-2, 1e-3};
   case DataType::BF16:
     return {2e-2, 1e-2};
+  case DataType::F64:
+    return {1e-6, 1e-9};
   default:
     return {0, 0};
   }
@@ -155,9 +167,9 @@ rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
     return rt::Status(rt::StatusCode::InvalidArgument,
                       "type " + actual.typeString() + ", expected " +
                           expected.typeString());
-  bool isFloat = expected.type == DataType::F32 ||
-                 expected.type == DataType::F16 ||
-                 expected.type == DataType::BF16;
+  bool isFloat =
+      expected.type == DataType::F32 || expected.type == DataType::F16 ||
+      expected.type == DataType::BF16 || expected.type == DataType::F64;
   int64_t mismatches = 0, first = -1;
   double worst = 0;
   // The output's magnitude: the root mean square of its finite values.
@@ -247,6 +259,16 @@ void fillRandom(HostTensor &t, std::mt19937 &rng) {
     case DataType::Bool:
       p[i] = small(rng) & 1;
       break;
+    case DataType::F64: {
+      double v = real(rng);
+      std::memcpy(p + 8 * i, &v, 8);
+      break;
+    }
+    case DataType::I16: {
+      int16_t v = static_cast<int16_t>(small(rng));
+      std::memcpy(p + 2 * i, &v, 2);
+      break;
+    }
     }
   }
 }

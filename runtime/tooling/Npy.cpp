@@ -20,7 +20,8 @@ namespace {
 /// NumPy dtype strings and the types they stand for.
 constexpr std::pair<const char *, DataType> kDtypes[] = {
     {"<f4", DataType::F32}, {"<f2", DataType::F16}, {"|i1", DataType::I8},
-    {"<i4", DataType::I32}, {"<i8", DataType::I64}, {"|b1", DataType::Bool}};
+    {"<i4", DataType::I32}, {"<i8", DataType::I64}, {"|b1", DataType::Bool},
+    {"<f8", DataType::F64}, {"<i2", DataType::I16}};
 
 rt::Status bad(const std::string &path, const std::string &what) {
   return rt::Status(rt::StatusCode::InvalidArgument, "'" + path + "' " + what);

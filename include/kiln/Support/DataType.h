@@ -34,6 +34,10 @@ inline std::optional<::kiln::rt::DataType> getRuntimeDataType(Type type) {
     return DataType::I32;
   if (type.isInteger(64))
     return DataType::I64;
+  if (type.isF64())
+    return DataType::F64;
+  if (type.isInteger(16))
+    return DataType::I16;
   return std::nullopt;
 }
 

@@ -185,6 +185,16 @@ static bool readValues(ElementsAttr attr, SmallVectorImpl<double> &out) {
       int32_t v;
       std::memcpy(&v, data.data() + 4 * i, 4);
       out.push_back(v);
+    } else if (element.isF64()) {
+      double v;
+      std::memcpy(&v, data.data() + 8 * i, 8);
+      out.push_back(v);
+    } else if (element.isInteger(16)) {
+      int16_t v;
+      std::memcpy(&v, data.data() + 2 * i, 2);
+      out.push_back(v);
+    } else if (element.isInteger(8)) {
+      out.push_back(static_cast<int8_t>(data[i]));
     } else {
       return false;
     }

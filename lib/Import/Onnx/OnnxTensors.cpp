@@ -45,6 +45,10 @@ Type mlir::kiln::onnx_import::convertElementType(MLIRContext *ctx,
     return IntegerType::get(ctx, 64);
   case onnx::TensorProto::BOOL:
     return IntegerType::get(ctx, 1);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
+  case onnx::TensorProto::INT16:
+    return IntegerType::get(ctx, 16);
   default:
     return nullptr;
   }
@@ -189,6 +193,7 @@ static bool packTypedFields(const onnx::TensorProto &t, Type element,
   };
   // Check the count before allocating: dims may claim far more than given.
   int64_t have = element.isF32()         ? t.float_data_size()
+                 : element.isF64()       ? t.double_data_size()
                  : element.isInteger(64) ? t.int64_data_size()
                                          : t.int32_data_size();
   if (have != count)
@@ -206,7 +211,12 @@ static bool packTypedFields(const onnx::TensorProto &t, Type element,
     std::memcpy(out, t.int64_data().data(), count * 8);
     return true;
   }
-  // int32_data carries INT32, INT8, BOOL and the bits of FLOAT16/BFLOAT16.
+  if (element.isF64()) {
+    std::memcpy(out, t.double_data().data(), count * 8);
+    return true;
+  }
+  // int32_data carries INT32, INT16, INT8, BOOL and the bits of
+  // FLOAT16/BFLOAT16.
   for (int64_t i = 0; i < count; ++i) {
     int32_t v = t.int32_data(i);
     if (width == 4) {

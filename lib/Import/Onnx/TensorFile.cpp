@@ -46,6 +46,12 @@ static bool typeOf(int32_t dataType, DataType &kind) {
   case onnx::TensorProto::BOOL:
     kind = DataType::Bool;
     return true;
+  case onnx::TensorProto::DOUBLE:
+    kind = DataType::F64;
+    return true;
+  case onnx::TensorProto::INT16:
+    kind = DataType::I16;
+    return true;
   default:
     return false;
   }
@@ -95,6 +101,9 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
   } else if (type == DataType::I64) {
     if (proto.int64_data_size() != count)
       return bad("'" + path + "': int64_data has the wrong length");
+  } else if (type == DataType::F64) {
+    if (proto.double_data_size() != count)
+      return bad("'" + path + "': double_data has the wrong length");
   } else if (proto.int32_data_size() != count) {
     return bad("'" + path + "': int32_data has the wrong length");
   }
@@ -110,6 +119,8 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
     std::memcpy(out, proto.float_data().data(), bytes);
   } else if (type == DataType::I64) {
     std::memcpy(out, proto.int64_data().data(), bytes);
+  } else if (type == DataType::F64) {
+    std::memcpy(out, proto.double_data().data(), bytes);
   } else {
     for (int64_t i = 0; i < count; ++i) {
       int32_t v = proto.int32_data(i);

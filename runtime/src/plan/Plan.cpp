@@ -29,7 +29,10 @@ int64_t dataTypeBytes(DataType type) {
   case DataType::Bool:
     return 1;
   case DataType::I64:
+  case DataType::F64:
     return 8;
+  case DataType::I16:
+    return 2;
   }
   return 0;
 }
@@ -50,6 +53,10 @@ const char *dataTypeName(DataType type) {
     return "i64";
   case DataType::Bool:
     return "bool";
+  case DataType::F64:
+    return "f64";
+  case DataType::I16:
+    return "i16";
   }
   return "invalid";
 }

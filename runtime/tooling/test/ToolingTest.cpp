@@ -272,8 +272,8 @@ TEST(NpyTest, RefusesMalformedFilesBeforeAllocating) {
                16),
        "is in Fortran order"},
       {"dtype",
-       npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16),
-       "has dtype '<f8', which kiln does not read"},
+       npyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16),
+       "has dtype '<c8', which kiln does not read"},
       {"version", std::string("\x93NUMPY\x07\x00", 8), "format version 7"},
   };
   for (const Case &c : cases) {

@@ -778,8 +778,23 @@ ElementsAttr mlir::kiln::evaluateConstant(Operation *op,
   if (op->getNumResults() != 1 || isa<ConstantOp>(op))
     return nullptr;
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() > maxElements)
+  // Sizes are checked before anything is read: a splat of a huge type is
+  // one value in the IR and would be expanded here.
+  auto small = [&](Type t, int64_t limit) {
+    auto shaped = dyn_cast<RankedTensorType>(t);
+    std::optional<int64_t> n =
+        shaped && shaped.hasStaticShape()
+            ? detail::elementCount(shaped.getShape())
+            : std::nullopt;
+    return n && *n <= limit;
+  };
+  if (!type || !small(type, maxElements))
     return nullptr;
+  for (Attribute attr : operands) {
+    auto elements = dyn_cast_if_present<ElementsAttr>(attr);
+    if (!elements || !small(elements.getType(), maxElements))
+      return nullptr;
+  }
   if (!isa<BinaryOp, UnaryOp, CastOp, SelectOp, ConcatOp, SliceOp, TransposeOp,
            GatherOp, GatherElementsOp, ReduceOp, PadOp>(op) &&
       !keepsElements(op))
@@ -788,12 +803,12 @@ ElementsAttr mlir::kiln::evaluateConstant(Operation *op,
   // mask sliced out of a buffer): a reshape of them costs nothing at run
   // time, and a large copy would live in the context as a dense attribute.
   if (llvm::any_of(operands, llvm::IsaPred<DenseResourceElementsAttr>) &&
-      (keepsElements(op) || type.getNumElements() > kMaxElementsFromBlobs))
+      (keepsElements(op) || !small(type, kMaxElementsFromBlobs)))
     return nullptr;
   SmallVector<Literal> in;
   for (Attribute attr : operands) {
     std::optional<Literal> lit = read(attr);
-    if (!lit || lit->size() > maxElements)
+    if (!lit)
       return nullptr;
     in.push_back(std::move(*lit));
   }

@@ -60,7 +60,8 @@ mlir::kiln::detail::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
 }
 
 bool mlir::kiln::detail::isKilnFloat(Type element) {
-  return element.isF32() || element.isF16() || element.isBF16();
+  return element.isF32() || element.isF16() || element.isBF16() ||
+         element.isF64();
 }
 
 LogicalResult ShapeInference::fail(const Twine &msg) const {

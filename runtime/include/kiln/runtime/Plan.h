@@ -25,10 +25,10 @@
 namespace kiln::rt {
 
 /// Element types of I/O tensors (bool is one byte per element).
-enum class DataType : uint8_t { F32, F16, BF16, I8, I32, I64, Bool };
+enum class DataType : uint8_t { F32, F16, BF16, I8, I32, I64, Bool, F64, I16 };
 /// Bytes per element.
 int64_t dataTypeBytes(DataType type);
-/// "f32", "f16", "bf16", "i8", "i32", "i64", "bool".
+/// "f32", "f16", "bf16", "i8", "i32", "i64", "bool", "f64", "i16".
 const char *dataTypeName(DataType type);
 
 /// Where an address points.

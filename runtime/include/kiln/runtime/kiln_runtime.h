@@ -161,7 +161,9 @@ typedef enum kiln_data_type {
   KILN_DATA_TYPE_I8 = 3,
   KILN_DATA_TYPE_I32 = 4,
   KILN_DATA_TYPE_I64 = 5,
-  KILN_DATA_TYPE_BOOL = 6
+  KILN_DATA_TYPE_BOOL = 6,
+  KILN_DATA_TYPE_F64 = 7,
+  KILN_DATA_TYPE_I16 = 8
 } kiln_data_type;
 
 /// Verifies and loads the plan in `data` (`size` bytes, which the caller

@@ -138,13 +138,15 @@ func.func @blob() -> (tensor<2xf32>, tensor<1x2xf32>) {
 // -----
 
 // What stays: a layer that reads an input, an integer division by zero, an
-// index out of range, a float too large for i32.
+// index out of range, a float too large for i32, and a splat too large to
+// expand (it is one value in the IR, 4e9 once computed).
 // CHECK-LABEL: func.func @not_folded
 // CHECK: kiln.binary add %arg0
 // CHECK: kiln.binary div
 // CHECK: kiln.gather
 // CHECK: kiln.cast
-func.func @not_folded(%x: tensor<2xi64>) -> (tensor<2xi64>, tensor<2xi64>, tensor<i64>, tensor<1xi32>) {
+// CHECK: kiln.unary neg
+func.func @not_folded(%x: tensor<2xi64>) -> (tensor<2xi64>, tensor<2xi64>, tensor<i64>, tensor<1xi32>, tensor<4000000000xi8>) {
   %c = kiln.constant dense<[1, 2]> : tensor<2xi64>
   %z = kiln.constant dense<[1, 0]> : tensor<2xi64>
   %a = kiln.binary add %x, %c : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
@@ -153,5 +155,7 @@ func.func @not_folded(%x: tensor<2xi64>) -> (tensor<2xi64>, tensor<2xi64>, tenso
   %g = kiln.gather %c, %i {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
   %big = kiln.constant dense<3.0e9> : tensor<1xf32>
   %n = kiln.cast %big : tensor<1xf32> to tensor<1xi32>
-  return %a, %d, %g, %n : tensor<2xi64>, tensor<2xi64>, tensor<i64>, tensor<1xi32>
+  %huge = kiln.constant dense<1> : tensor<4000000000xi8>
+  %h = kiln.unary neg %huge : tensor<4000000000xi8> -> tensor<4000000000xi8>
+  return %a, %d, %g, %n, %h : tensor<2xi64>, tensor<2xi64>, tensor<i64>, tensor<1xi32>, tensor<4000000000xi8>
 }

@@ -52,13 +52,13 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-defvar Kiln_AllElementTypes = [F32, F16, BF16, I8, I32, I64, I1];
-defvar Kiln_FloatElementTypes = [F32, F16, BF16];
+defvar Kiln_AllElementTypes = [F32, F16, BF16, F64, I8, I16, I32, I64, I1];
+defvar Kiln_FloatElementTypes = [F32, F16, BF16, F64];
 
 def Kiln_ElementType : AnyTypeOf<Kiln_AllElementTypes>;
 def Kiln_Tensor : StaticShapeTensorOf<Kiln_AllElementTypes>;
 def Kiln_FloatTensor : StaticShapeTensorOf<Kiln_FloatElementTypes>;
-def Kiln_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, I8, I32, I64]>;
+def Kiln_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64]>;
 def Kiln_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Kiln_BoolTensor : StaticShapeTensorOf<[I1]>;
 
