@@ -782,10 +782,9 @@ ElementsAttr mlir::kiln::evaluateConstant(Operation *op,
   // one value in the IR and would be expanded here.
   auto small = [&](Type t, int64_t limit) {
     auto shaped = dyn_cast<RankedTensorType>(t);
-    std::optional<int64_t> n =
-        shaped && shaped.hasStaticShape()
-            ? detail::elementCount(shaped.getShape())
-            : std::nullopt;
+    std::optional<int64_t> n = shaped && shaped.hasStaticShape()
+                                   ? detail::elementCount(shaped.getShape())
+                                   : std::nullopt;
     return n && *n <= limit;
   };
   if (!type || !small(type, maxElements))

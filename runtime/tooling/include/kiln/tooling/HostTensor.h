@@ -74,8 +74,9 @@ Tolerance defaultTolerance(DataType type);
 /// rounding error of an output of a long reduction (a matmul, a conv, a
 /// softmax's sum) is relative to the size of the terms it added, not to the
 /// result, so an element that cancels to near zero in a deep network still
-/// carries an error of about rtol times the output's typical value. Ok when they match; otherwise InvalidArgument
-/// saying how many elements differ, the first one and the largest error.
+/// carries an error of about rtol times the output's typical value. Ok when
+/// they match; otherwise InvalidArgument saying how many elements differ, the
+/// first one and the largest error.
 rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
                           Tolerance tolerance);
 
