@@ -98,7 +98,15 @@ private:
   LogicalResult importInputs(const onnx::GraphProto &graph, OpBuilder &b,
                              SmallVectorImpl<Type> &argTypes,
                              SmallVectorImpl<std::string> &argNames);
-  LogicalResult importInitializers(onnx::GraphProto &graph, OpBuilder &b);
+  /// The graph's initializers, and (for the main graph) the tensors given
+  /// with --constant-input.
+  LogicalResult importInitializers(onnx::GraphProto &graph, OpBuilder &b,
+                                   bool constantInputs = true);
+  /// An If whose condition is a constant: the chosen branch's nodes are
+  /// imported in its place.
+  LogicalResult importConstantIf(
+      onnx::NodeProto &node, OpBuilder &b,
+      llvm::function_ref<LogicalResult(const std::string &, bool)> report);
   LogicalResult importNode(onnx::NodeProto &node, int index, OpBuilder &b);
   /// Why a value of `type` may not be made (too many bytes for 64 bits, or
   /// for the memory budget), or "".
@@ -498,7 +506,8 @@ GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
 }
 
 LogicalResult GraphImporter::importInitializers(onnx::GraphProto &graph,
-                                                OpBuilder &b) {
+                                                OpBuilder &b,
+                                                bool constantInputs) {
   auto load = [&](onnx::TensorProto &tensor) -> LogicalResult {
     std::string why;
     FailureOr<ElementsAttr> attr =
@@ -518,6 +527,8 @@ LogicalResult GraphImporter::importInitializers(onnx::GraphProto &graph,
       return failure();
   }
   for (const auto &entry : options.constantInputs) {
+    if (!constantInputs)
+      break;
     onnx::TensorProto tensor;
     std::ifstream in(entry.second, std::ios::binary);
     if (!in || !tensor.ParseFromIstream(&in))
@@ -560,6 +571,8 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
                         "initializer or a graph input); a value has one "
                         "definition",
                     false);
+  if (domain.empty() && node.op_type() == "If")
+    return importConstantIf(node, b, report);
   for (const auto &attr : node.attribute())
     if (attr.type() == onnx::AttributeProto::GRAPH ||
         attr.type() == onnx::AttributeProto::GRAPHS)
@@ -609,6 +622,57 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
       if (std::string why = checkBudget(v.getType()); !why.empty())
         return report("output " + std::to_string(i) + " '" + name + "' " + why,
                       false);
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importConstantIf(
+    onnx::NodeProto &node, OpBuilder &b,
+    llvm::function_ref<LogicalResult(const std::string &, bool)> report) {
+  if (node.input_size() != 1 || node.input(0).empty())
+    return report("expects one condition input", false);
+  ElementsAttr cond = nullptr;
+  if (Value v = values.lookup(node.input(0)))
+    cond = constantValue(v);
+  if (!cond)
+    return report("the condition '" + node.input(0) +
+                      "' is computed at run time; kiln imports an If only "
+                      "when its condition is a constant (the branch it "
+                      "takes is imported in its place)",
+                  true);
+  SmallVector<double> c;
+  if (cond.getNumElements() != 1 || !readValues(cond, c))
+    return report("expects a condition of one element", false);
+  std::string which = c[0] != 0 ? "then_branch" : "else_branch";
+  onnx::GraphProto *branch = nullptr;
+  for (auto &attr : *node.mutable_attribute())
+    if (attr.name() == which && attr.type() == onnx::AttributeProto::GRAPH)
+      branch = attr.mutable_g();
+  if (!branch)
+    return report("has no graph attribute '" + which + "'", false);
+  if (branch->output_size() != node.output_size())
+    return report(which + " has " + std::to_string(branch->output_size()) +
+                      " outputs, the node " +
+                      std::to_string(node.output_size()),
+                  false);
+  if (failed(importInitializers(*branch, b, /*constantInputs=*/false)))
+    return failure();
+  for (auto [index, inner] : llvm::enumerate(*branch->mutable_node())) {
+    if (failed(importNode(inner, index, b)))
+      return failure();
+    for (const auto &name : inner.output())
+      if (!name.empty() && !values.count(name))
+        values[name] = nullptr; // unsupported, in check-support mode
+  }
+  for (auto [i, out] : llvm::enumerate(branch->output())) {
+    if (!values.count(out.name()))
+      return report(which + " output '" + out.name() +
+                        "' is not produced by the branch",
+                    false);
+    // An output left undefined marks the If as unsupported too (in
+    // check-support mode, where a branch node may be).
+    if (!node.output(i).empty() && values.lookup(out.name()))
+      values[node.output(i)] = values.lookup(out.name());
   }
   return success();
 }
