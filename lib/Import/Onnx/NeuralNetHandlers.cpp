@@ -2,7 +2,8 @@
 //
 // Handlers for ONNX's network layers: Conv, ConvTranspose (auto_pad and
 // output_shape resolved to explicit pads), MaxPool, AveragePool, the global
-// pools, BatchNormalization (inference), InstanceNormalization, LRN, Gemm,
+// pools, BatchNormalization (inference), InstanceNormalization,
+// RMSNormalization (as reductions and elementwise ops), LRN, Gemm,
 // MatMul (vectors reshaped to matrices), Softmax and LogSoftmax (opset < 13
 // flattening semantics included).
 //
@@ -287,6 +288,74 @@ LogicalResult layerNorm(NodeContext &nc) {
   return success();
 }
 
+/// RMSNormalization-23: x / sqrt(mean(x^2 over [axis, rank)) + epsilon) *
+/// scale, in f32 for f16/bf16 inputs (stash_type 1, the default).
+LogicalResult rmsNorm(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  auto type = nc.inputType(0);
+  Type element = type.getElementType();
+  if (nc.inputType(1).getElementType() != element)
+    return nc.unsupported("a scale of another element type than X is not "
+                          "supported");
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", -1), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t stash = nc.getInt("stash_type", 1);
+  if (stash != 1 && stash != onnx::TensorProto::DOUBLE)
+    return nc.unsupported("stash_type " + Twine(stash) + " is not supported");
+  Type compute = element;
+  if (stash == 1 && (element.isF16() || element.isBF16()))
+    compute = nc.b.getF32Type();
+  else if (stash == onnx::TensorProto::DOUBLE)
+    compute = nc.b.getF64Type();
+  auto castTo = [&](Value v, Type to) -> FailureOr<Value> {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() == to)
+      return v;
+    return nc.createTyped<CastOp>(RankedTensorType::get(t.getShape(), to), {v});
+  };
+  auto binary = [&](BinaryKind kind, Value a, Value b) {
+    return nc.create<BinaryOp>(
+        {a, b},
+        {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
+  };
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < type.getRank(); ++i)
+    axes.push_back(i);
+  FailureOr<Value> x = castTo(nc.input(0), compute);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> sq = binary(BinaryKind::Mul, *x, *x);
+  if (failed(sq))
+    return failure();
+  FailureOr<Value> mean = nc.create<ReduceOp>(
+      {*sq}, {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(),
+                                                   ReduceKind::Mean)),
+              nc.named("axes", nc.i64s(axes)),
+              nc.named("keep_dims", nc.b.getBoolAttr(true))});
+  if (failed(mean))
+    return failure();
+  Value eps = nc.splat(RankedTensorType::get({}, compute),
+                       nc.getFloat("epsilon", 1e-5f));
+  FailureOr<Value> shifted = binary(BinaryKind::Add, *mean, eps);
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> root = nc.create<UnaryOp>(
+      {*shifted}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
+                                                       UnaryKind::Sqrt))});
+  if (failed(root))
+    return failure();
+  FailureOr<Value> normed = binary(BinaryKind::Div, *x, *root);
+  if (failed(normed))
+    return failure();
+  FailureOr<Value> y = castTo(*normed, element);
+  if (failed(y))
+    return failure();
+  return nc.result(binary(BinaryKind::Mul, *y, nc.input(1)));
+}
+
 LogicalResult lrn(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -446,6 +515,7 @@ void mlir::kiln::onnx_import::appendNeuralNetHandlers(
       {"InstanceNormalization", 6, instanceNorm},
       {"LRN", 1, lrn},
       {"LayerNormalization", 17, layerNorm},
+      {"RMSNormalization", 23, rmsNorm},
       {"Gemm", 6, gemm},
       {"MatMul", 1, matmul},
       {"Softmax", 1, softmax<SoftmaxOp>},
