@@ -264,6 +264,24 @@ int64_t intPow(int64_t base, int64_t exp) {
   return r;
 }
 
+/// A comparison kind applied to two values (false for another kind).
+template <typename T> bool compareValues(BinaryKind kind, T x, T y) {
+  switch (kind) {
+  case BinaryKind::Equal:
+    return x == y;
+  case BinaryKind::Less:
+    return x < y;
+  case BinaryKind::LessEqual:
+    return x <= y;
+  case BinaryKind::Greater:
+    return x > y;
+  case BinaryKind::GreaterEqual:
+    return x >= y;
+  default:
+    return false;
+  }
+}
+
 std::optional<Literal> evalBinary(BinaryOp op, const Literal &a,
                                   const Literal &b) {
   Literal out = make(op.getType());
@@ -274,6 +292,10 @@ std::optional<Literal> evalBinary(BinaryOp op, const Literal &a,
   if (a.isFloat()) {
     for (size_t k = 0; k < ia.size(); ++k) {
       double x = a.f[ia[k]], y = b.f[ib[k]], r;
+      if (compare) {
+        out.i[k] = compareValues(kind, x, y);
+        continue;
+      }
       switch (kind) {
       case BinaryKind::Add:
         r = x + y;
@@ -299,34 +321,20 @@ std::optional<Literal> evalBinary(BinaryOp op, const Literal &a,
       case BinaryKind::FMod:
         r = std::fmod(x, y);
         break;
-      case BinaryKind::Equal:
-        r = x == y;
-        break;
-      case BinaryKind::Less:
-        r = x < y;
-        break;
-      case BinaryKind::LessEqual:
-        r = x <= y;
-        break;
-      case BinaryKind::Greater:
-        r = x > y;
-        break;
-      case BinaryKind::GreaterEqual:
-        r = x >= y;
-        break;
       default:
         return std::nullopt; // mod, and/or/xor take no floats
       }
-      if (compare)
-        out.i[k] = r != 0;
-      else
-        out.f[k] = r;
+      out.f[k] = r;
     }
     return out;
   }
   unsigned width = a.type.getElementTypeBitWidth();
   for (size_t k = 0; k < ia.size(); ++k) {
     int64_t x = a.i[ia[k]], y = b.i[ib[k]], r = 0;
+    if (compare) {
+      out.i[k] = compareValues(kind, x, y);
+      continue;
+    }
     uint64_t ux = uint64_t(x), uy = uint64_t(y);
     switch (kind) {
     case BinaryKind::Add:
@@ -369,23 +377,10 @@ std::optional<Literal> evalBinary(BinaryOp op, const Literal &a,
     case BinaryKind::Xor:
       r = x ^ y;
       break;
-    case BinaryKind::Equal:
-      r = x == y;
-      break;
-    case BinaryKind::Less:
-      r = x < y;
-      break;
-    case BinaryKind::LessEqual:
-      r = x <= y;
-      break;
-    case BinaryKind::Greater:
-      r = x > y;
-      break;
-    case BinaryKind::GreaterEqual:
-      r = x >= y;
+    default: // the comparisons, above
       break;
     }
-    out.i[k] = compare ? r : wrap(r, width);
+    out.i[k] = wrap(r, width);
   }
   return out;
 }
