@@ -149,6 +149,21 @@ template <ActivationKind kind> LogicalResult activation(NodeContext &nc) {
   return nc.result(makeActivation(nc, kind, nc.input(0), alpha, beta));
 }
 
+/// Gelu-20: approximate "none" (x/2 * (1 + erf(x/sqrt(2)))) or "tanh".
+LogicalResult gelu(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  std::string approximate = nc.getString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return nc.fail("approximate '" + approximate +
+                   "' is not supported (expected 'none' or 'tanh')");
+  return nc.result(makeActivation(nc,
+                                  approximate == "tanh"
+                                      ? ActivationKind::GeluTanh
+                                      : ActivationKind::GeluErf,
+                                  nc.input(0), std::nullopt, std::nullopt));
+}
+
 /// Clip-6: min/max attributes (an activation). Clip-11: optional min and
 /// max inputs; constant float bounds make an activation, any others a
 /// max/min pair (which also covers integer tensors and runtime bounds).
@@ -449,6 +464,7 @@ void mlir::kiln::onnx_import::appendElementwiseHandlers(
       {"HardSigmoid", 6, activation<ActivationKind::HardSigmoid>},
       {"ThresholdedRelu", 10, activation<ActivationKind::ThresholdedRelu>},
       {"HardSwish", 14, activation<ActivationKind::HardSwish>},
+      {"Gelu", 20, gelu},
       {"Clip", 6, clip},
       {"PRelu", 6, prelu},
       {"Cast", 6, castHandler},
