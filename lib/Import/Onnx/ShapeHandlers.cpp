@@ -487,6 +487,94 @@ template <typename OpTy> LogicalResult gather(NodeContext &nc) {
                       {nc.named("axis", nc.b.getI64IntegerAttr(*axis))}));
 }
 
+/// GatherND (11, 12's batch_dims): as a Gather along one axis. The indexed
+/// dimensions data.shape[b : b+k] (b = batch_dims, k = indices' last dim)
+/// are flattened into one, with the batch dimensions before them; each index
+/// tuple becomes a linear index into it: negative entries wrap, entries are
+/// weighted by the flattened strides and summed, and the batch's offset is
+/// added (a constant). The result has shape
+/// indices.shape[:-1] + data.shape[b+k:].
+LogicalResult gatherND(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  auto data = nc.inputType(0), indices = nc.inputType(1);
+  int64_t r = data.getRank(), q = indices.getRank();
+  int64_t b = nc.getInt("batch_dims", 0);
+  if (q < 1 || r < 1)
+    return nc.fail("expects data and indices of rank >= 1");
+  int64_t k = indices.getDimSize(q - 1);
+  if (b < 0 || b >= std::min(q, r))
+    return nc.fail("batch_dims " + Twine(b) + " must be in [0, min(" +
+                   Twine(q) + ", " + Twine(r) + "))");
+  if (k < 1 || k > r - b)
+    return nc.fail("indices' last dimension " + Twine(k) +
+                   " must be in [1, data rank - batch_dims = " + Twine(r - b) +
+                   "]");
+  for (int64_t i = 0; i < b; ++i)
+    if (indices.getDimSize(i) != data.getDimSize(i))
+      return nc.fail("batch dimension " + Twine(i) + " differs: indices " +
+                     Twine(indices.getDimSize(i)) + ", data " +
+                     Twine(data.getDimSize(i)));
+  MLIRContext *ctx = nc.b.getContext();
+  auto binary = [&](BinaryKind kind, Value x, Value y) {
+    return nc.create<BinaryOp>(
+        {x, y}, {nc.named("kind", BinaryKindAttr::get(ctx, kind))});
+  };
+  Value idx = nc.input(1);
+  if (!indices.getElementType().isInteger(64)) {
+    FailureOr<Value> wide = nc.createTyped<CastOp>(
+        RankedTensorType::get(indices.getShape(), nc.b.getI64Type()), {idx});
+    if (failed(wide))
+      return failure();
+    idx = *wide;
+  }
+  SmallVector<int64_t> dims, strides(k, 1);
+  for (int64_t j = 0; j < k; ++j)
+    dims.push_back(data.getDimSize(b + j));
+  for (int64_t j = k - 2; j >= 0; --j)
+    strides[j] = strides[j + 1] * dims[j + 1];
+  int64_t inner = strides[0] * dims[0];
+  FailureOr<Value> negative =
+      binary(BinaryKind::Less, idx, i64Constant(nc, {}, {0}));
+  FailureOr<Value> wrapped =
+      binary(BinaryKind::Add, idx, i64Constant(nc, {k}, dims));
+  if (failed(negative) || failed(wrapped))
+    return failure();
+  FailureOr<Value> positive = nc.create<SelectOp>({*negative, *wrapped, idx});
+  if (failed(positive))
+    return failure();
+  FailureOr<Value> weighted =
+      binary(BinaryKind::Mul, *positive, i64Constant(nc, {k}, strides));
+  if (failed(weighted))
+    return failure();
+  FailureOr<Value> linear = nc.create<ReduceOp>(
+      {*weighted}, {nc.named("kind", ReduceKindAttr::get(ctx, ReduceKind::Sum)),
+                    nc.named("axes", nc.i64s({q - 1})),
+                    nc.named("keep_dims", nc.b.getBoolAttr(false))});
+  if (failed(linear))
+    return failure();
+  int64_t batches = 1;
+  for (int64_t i = 0; i < b; ++i)
+    batches *= data.getDimSize(i);
+  if (b > 0) {
+    SmallVector<int64_t> shape(indices.getShape().take_front(b));
+    shape.append(q - 1 - b, 1);
+    SmallVector<int64_t> offsets;
+    for (int64_t i = 0; i < batches; ++i)
+      offsets.push_back(i * inner);
+    linear = binary(BinaryKind::Add, *linear, i64Constant(nc, shape, offsets));
+    if (failed(linear))
+      return failure();
+  }
+  SmallVector<int64_t> flat = {batches * inner};
+  llvm::append_range(flat, data.getShape().drop_front(b + k));
+  FailureOr<Value> table = nc.reshape(nc.input(0), flat);
+  if (failed(table))
+    return failure();
+  return nc.result(nc.create<GatherOp>(
+      {*table, *linear}, {nc.named("axis", nc.b.getI64IntegerAttr(0))}));
+}
+
 /// Expand: broadcast to the constant shape, as a select whose (all true)
 /// condition has that shape.
 LogicalResult expand(NodeContext &nc) {
@@ -846,6 +934,7 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Pad", 2, pad},
       {"Gather", 1, gather<GatherOp>},
       {"GatherElements", 11, gather<GatherElementsOp>},
+      {"GatherND", 11, gatherND},
       {"Resize", 10, resize},
       {"Upsample", 9, resize},
       {"Expand", 8, expand},
