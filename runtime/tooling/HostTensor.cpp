@@ -162,7 +162,7 @@ Tolerance defaultTolerance(DataType type) {
 }
 
 rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
-                          Tolerance tolerance) {
+                          Tolerance tolerance, double *maxAbsError) {
   if (actual.type != expected.type || actual.shape != expected.shape)
     return rt::Status(rt::StatusCode::InvalidArgument,
                       "type " + actual.typeString() + ", expected " +
@@ -205,6 +205,8 @@ rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
     if (std::isfinite(a) && std::isfinite(e))
       worst = std::max(worst, std::fabs(a - e));
   }
+  if (maxAbsError)
+    *maxAbsError = worst;
   if (!mismatches)
     return rt::Status::ok();
   std::ostringstream os;

@@ -67,8 +67,11 @@ rt::StatusOr<int> reportOutputs(const std::vector<HostTensor> &outputs,
         << format("%e", mean) << "\n";
     auto compare = [&](const HostTensor &want, const std::string &from) {
       Tolerance tol = defaultTolerance(want.type);
-      rt::Status diff = compareTensors(t, want, tol);
-      out << "  vs " << from << ": " << (diff ? "match" : diff.message())
+      double maxError = 0;
+      rt::Status diff = compareTensors(t, want, tol, &maxError);
+      out << "  vs " << from << ": "
+          << (diff ? "match, max abs error " + format("%.3g", maxError)
+                   : diff.message())
           << " (rtol " << format("%g", tol.rtol) << ", atol "
           << format("%g", tol.atol) << ")\n";
       mismatches += !diff.isOk();

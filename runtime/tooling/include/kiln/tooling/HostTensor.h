@@ -76,9 +76,10 @@ Tolerance defaultTolerance(DataType type);
 /// result, so an element that cancels to near zero in a deep network still
 /// carries an error of about rtol times the output's typical value. Ok when
 /// they match; otherwise InvalidArgument saying how many elements differ, the
-/// first one and the largest error.
+/// first one and the largest error. `maxAbsError`, when given, receives the
+/// largest |a - e| over the finite elements either way.
 rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
-                          Tolerance tolerance);
+                          Tolerance tolerance, double *maxAbsError = nullptr);
 
 /// Fills `t` with random values: floats uniform in [-1, 1] (f16 from {0,
 /// +-0.25, +-0.5, +-1}, exact in f16; bf16 truncated from f32), integers in
