@@ -16,6 +16,7 @@
 #include "kiln/Compiler/Compiler.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -64,6 +65,7 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerCodegenCLOptions();
   registerImportCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln compiler: model file to IR, PTX or plan\n");
 
@@ -110,11 +112,18 @@ int main(int argc, char **argv) {
   DiagnosticPrinter printer(compiler.getContext(), "kiln-compile");
   if (checkSupport && StringRef(inputFile).ends_with(".mlir"))
     return usageError("--check-support needs an ONNX model");
+  // --mlir-timing: the import, the compilation and the output, timed.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope root = timing.getRootScope();
+  TimingScope importTimer = root.nest("import");
   OnnxImportResult details;
   FailureOr<OwningOpRef<ModuleOp>> module =
       compiler.importFile(inputFile, &details);
   if (failed(module))
     return 1;
+  importTimer.stop();
+  TimingScope compileTimer = root.nest("compile");
   if (checkSupport) {
     for (const std::string &line : details.unsupported)
       llvm::outs() << "unsupported: " << line << "\n";
@@ -143,6 +152,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  compileTimer.stop();
+  TimingScope outputTimer = root.nest("output");
   auto output = openOutputFile(outputFile, &error);
   if (!output) {
     llvm::errs() << "kiln-compile: error: " << error << "\n";
