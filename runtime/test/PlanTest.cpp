@@ -192,8 +192,8 @@ const BadPlanCase kBadPlans[] = {
      "tensors 0 and 4 are both named 'x'"},
     {"bad data type",
      [](PlanContents &p) { p.tensors[0].type = static_cast<DataType>(42); },
-     "tensor 'x' has data type 42, expected one of f32, f16, bf16, i8, i32, "
-     "i64, bool"},
+     "tensor 'x' has data type 42, expected one of f32, f16, bf16, f64, i8, "
+     "i16, i32, i64, u8, u16, u32, u64, bool"},
     {"negative dimension",
      [](PlanContents &p) {
        p.tensors[0].shape = {2, -3};

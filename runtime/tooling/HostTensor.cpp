@@ -142,6 +142,23 @@ double HostTensor::at(int64_t i) const {
     std::memcpy(&v, p, 2);
     return v;
   }
+  case DataType::U8:
+    return *p;
+  case DataType::U16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case DataType::U32: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case DataType::U64: {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return static_cast<double>(v);
+  }
   }
   return 0;
 }
@@ -269,6 +286,16 @@ void fillRandom(HostTensor &t, std::mt19937 &rng) {
     case DataType::I16: {
       int16_t v = static_cast<int16_t>(small(rng));
       std::memcpy(p + 2 * i, &v, 2);
+      break;
+    }
+    case DataType::U8:
+    case DataType::U16:
+    case DataType::U32:
+    case DataType::U64: {
+      // Little-endian: the value in the low byte, zeros above.
+      int64_t width = rt::dataTypeBytes(t.type);
+      std::memset(p + width * i, 0, width);
+      p[width * i] = static_cast<uint8_t>(small(rng));
       break;
     }
     }

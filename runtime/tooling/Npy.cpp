@@ -21,7 +21,8 @@ namespace {
 constexpr std::pair<const char *, DataType> kDtypes[] = {
     {"<f4", DataType::F32}, {"<f2", DataType::F16}, {"|i1", DataType::I8},
     {"<i4", DataType::I32}, {"<i8", DataType::I64}, {"|b1", DataType::Bool},
-    {"<f8", DataType::F64}, {"<i2", DataType::I16}};
+    {"<f8", DataType::F64}, {"<i2", DataType::I16}, {"|u1", DataType::U8},
+    {"<u2", DataType::U16}, {"<u4", DataType::U32}, {"<u8", DataType::U64}};
 
 rt::Status bad(const std::string &path, const std::string &what) {
   return rt::Status(rt::StatusCode::InvalidArgument, "'" + path + "' " + what);

@@ -52,6 +52,18 @@ static bool typeOf(int32_t dataType, DataType &kind) {
   case onnx::TensorProto::INT16:
     kind = DataType::I16;
     return true;
+  case onnx::TensorProto::UINT8:
+    kind = DataType::U8;
+    return true;
+  case onnx::TensorProto::UINT16:
+    kind = DataType::U16;
+    return true;
+  case onnx::TensorProto::UINT32:
+    kind = DataType::U32;
+    return true;
+  case onnx::TensorProto::UINT64:
+    kind = DataType::U64;
+    return true;
   default:
     return false;
   }
@@ -104,6 +116,9 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
   } else if (type == DataType::F64) {
     if (proto.double_data_size() != count)
       return bad("'" + path + "': double_data has the wrong length");
+  } else if (type == DataType::U32 || type == DataType::U64) {
+    if (proto.uint64_data_size() != count)
+      return bad("'" + path + "': uint64_data has the wrong length");
   } else if (proto.int32_data_size() != count) {
     return bad("'" + path + "': int32_data has the wrong length");
   }
@@ -121,6 +136,11 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
     std::memcpy(out, proto.int64_data().data(), bytes);
   } else if (type == DataType::F64) {
     std::memcpy(out, proto.double_data().data(), bytes);
+  } else if (type == DataType::U32 || type == DataType::U64) {
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t v = proto.uint64_data(i);
+      std::memcpy(out + i * width, &v, width); // little-endian low bytes
+    }
   } else {
     for (int64_t i = 0; i < count; ++i) {
       int32_t v = proto.int32_data(i);

@@ -88,7 +88,8 @@ static_assert(KILN_SEVERITY_VERBOSE ==
 static_assert(KILN_DATA_TYPE_BOOL == static_cast<int>(DataType::Bool) &&
                   KILN_DATA_TYPE_BF16 == static_cast<int>(DataType::BF16) &&
                   KILN_DATA_TYPE_F64 == static_cast<int>(DataType::F64) &&
-                  KILN_DATA_TYPE_I16 == static_cast<int>(DataType::I16),
+                  KILN_DATA_TYPE_I16 == static_cast<int>(DataType::I16) &&
+                  KILN_DATA_TYPE_U64 == static_cast<int>(DataType::U64),
               "kiln_data_type mirrors kiln::rt::DataType");
 
 //===----------------------------------------------------------------------===//

@@ -26,13 +26,18 @@ int64_t dataTypeBytes(DataType type) {
   case DataType::BF16:
     return 2;
   case DataType::I8:
+  case DataType::U8:
   case DataType::Bool:
     return 1;
   case DataType::I64:
+  case DataType::U64:
   case DataType::F64:
     return 8;
   case DataType::I16:
+  case DataType::U16:
     return 2;
+  case DataType::U32:
+    return 4;
   }
   return 0;
 }
@@ -57,6 +62,14 @@ const char *dataTypeName(DataType type) {
     return "f64";
   case DataType::I16:
     return "i16";
+  case DataType::U8:
+    return "u8";
+  case DataType::U16:
+    return "u16";
+  case DataType::U32:
+    return "u32";
+  case DataType::U64:
+    return "u64";
   }
   return "invalid";
 }
@@ -190,7 +203,8 @@ private:
       if (elementBytes == 0)
         return fail("tensor '" + t.name + "' has data type " +
                     std::to_string(static_cast<int>(t.type)) +
-                    ", expected one of f32, f16, bf16, i8, i32, i64, bool");
+                    ", expected one of f32, f16, bf16, f64, i8, i16, i32, i64, "
+                    "u8, u16, u32, u64, bool");
       // Byte sizes stay below 2^63 so that numBytes() is exact.
       uint64_t bytes = static_cast<uint64_t>(elementBytes);
       const uint64_t limit = std::numeric_limits<int64_t>::max();

@@ -25,7 +25,21 @@
 namespace kiln::rt {
 
 /// Element types of I/O tensors (bool is one byte per element).
-enum class DataType : uint8_t { F32, F16, BF16, I8, I32, I64, Bool, F64, I16 };
+enum class DataType : uint8_t {
+  F32,
+  F16,
+  BF16,
+  I8,
+  I32,
+  I64,
+  Bool,
+  F64,
+  I16,
+  U8,
+  U16,
+  U32,
+  U64
+};
 /// Bytes per element.
 int64_t dataTypeBytes(DataType type);
 /// "f32", "f16", "bf16", "i8", "i32", "i64", "bool", "f64", "i16".

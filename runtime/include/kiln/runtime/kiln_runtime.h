@@ -163,7 +163,11 @@ typedef enum kiln_data_type {
   KILN_DATA_TYPE_I64 = 5,
   KILN_DATA_TYPE_BOOL = 6,
   KILN_DATA_TYPE_F64 = 7,
-  KILN_DATA_TYPE_I16 = 8
+  KILN_DATA_TYPE_I16 = 8,
+  KILN_DATA_TYPE_U8 = 9,
+  KILN_DATA_TYPE_U16 = 10,
+  KILN_DATA_TYPE_U32 = 11,
+  KILN_DATA_TYPE_U64 = 12
 } kiln_data_type;
 
 /// Verifies and loads the plan in `data` (`size` bytes, which the caller
