@@ -67,6 +67,10 @@ rt::StatusOr<int> reportOutputs(const std::vector<HostTensor> &outputs,
         << format("%e", mean) << "\n";
     auto compare = [&](const HostTensor &want, const std::string &from) {
       Tolerance tol = defaultTolerance(want.type);
+      if (options.rtol >= 0)
+        tol.rtol = options.rtol;
+      if (options.atol >= 0)
+        tol.atol = options.atol;
       double maxError = 0;
       rt::Status diff = compareTensors(t, want, tol, &maxError);
       out << "  vs " << from << ": "

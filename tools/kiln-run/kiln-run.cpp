@@ -57,6 +57,17 @@ static cl::opt<int> profileRuns(
 static cl::list<std::string>
     inputs("input", cl::desc("An input: name=file.pb or name=file.npy"),
            cl::value_desc("name=file"));
+static cl::opt<double> rtolOption(
+    "rtol",
+    cl::desc("Relative tolerance of the output comparisons (default: "
+             "by type, 1e-3 for f32)"),
+    cl::init(-1));
+static cl::opt<double> atolOption(
+    "atol",
+    cl::desc("Absolute tolerance of the output comparisons (default: by "
+             "type, 1e-5 for f32; 0 compares relative to the output's "
+             "magnitude only)"),
+    cl::init(-1));
 static cl::opt<std::string> referenceDir(
     "reference-dir",
     cl::desc("Compare with output_K.pb (or output_K.npy) in this folder"));
@@ -101,6 +112,8 @@ int main(int argc, char **argv) {
   run.iterations = iterations;
   run.profileRuns = profileRuns;
   run.referenceDir = referenceDir;
+  run.rtol = rtolOption;
+  run.atol = atolOption;
   run.outputDir = outputDir;
   run.readTensor = readTensorFile;
   for (const std::string &spec : inputs) {

@@ -45,6 +45,10 @@ struct ReportOptions {
   TensorReader readTensor;
   /// Output K is written to output_K.npy in this folder.
   std::string outputDir;
+  /// Overrides of the output type's default tolerance (negative: keep it).
+  /// An atol of 0 makes the check purely relative to the output's
+  /// magnitude, for outputs much smaller than 1.
+  double rtol = -1, atol = -1;
 };
 
 /// Prints "output 'y' 2x3xf32: min ..., max ..., mean ..." for every output
