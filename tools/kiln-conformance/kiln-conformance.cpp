@@ -112,6 +112,13 @@ std::string readTensor(const std::string &path, tooling::HostTensor &t) {
   return "";
 }
 
+/// onnx's test data holds bfloat16 tensors as UINT16 (numpy has no
+/// bfloat16): read such a tensor as the bf16 the model has, bit for bit.
+void asModelType(tooling::HostTensor &t, rt::DataType modelType) {
+  if (t.type == rt::DataType::U16 && modelType == rt::DataType::BF16)
+    t.type = rt::DataType::BF16;
+}
+
 /// Runs one case (in the child process).
 Outcome runCase(const std::string &dir) {
   std::vector<std::string> sets = listSorted(dir, "test_data_set_");
@@ -182,6 +189,7 @@ Outcome runCase(const std::string &dir) {
       execute;
   std::unique_ptr<ReferenceExecutor> reference;
   std::unique_ptr<tooling::PlanRunner> planRunner;
+  std::vector<rt::DataType> inputTypes;
   if (backend == "gpu") {
     FailureOr<std::string> bytes =
         compiler.compileToPlan(*module, Phase::Graph);
@@ -197,8 +205,10 @@ Outcome runCase(const std::string &dir) {
     if (!runner.isOk())
       return {"FAIL", "loading the plan: " + runner.status().toString()};
     planRunner = std::move(*runner);
-    for (const rt::TensorDesc &spec : planRunner->inputs())
+    for (const rt::TensorDesc &spec : planRunner->inputs()) {
       inputNames.push_back(spec.name);
+      inputTypes.push_back(spec.type);
+    }
     execute = [&](const std::vector<tooling::HostTensor> &in,
                   std::vector<tooling::HostTensor> &out) {
       return planRunner->run(in, out);
@@ -208,8 +218,10 @@ Outcome runCase(const std::string &dir) {
     if (failed(exec))
       return {"SKIP", "reference lowering: " + firstError};
     reference = std::move(*exec);
-    for (const rt::TensorDesc &spec : reference->inputs())
+    for (const rt::TensorDesc &spec : reference->inputs()) {
       inputNames.push_back(spec.name);
+      inputTypes.push_back(spec.type);
+    }
     execute = [&](const std::vector<tooling::HostTensor> &in,
                   std::vector<tooling::HostTensor> &out) {
       return reference->run(in, out);
@@ -246,6 +258,7 @@ Outcome runCase(const std::string &dir) {
         inputs.push_back(ordered[i]);
       else
         return {"FAIL", "no test data for input '" + name + "'"};
+      asModelType(inputs.back(), inputTypes[i]);
     }
     std::vector<tooling::HostTensor> outputs;
     if (rt::Status s = execute(inputs, outputs); !s)
@@ -260,6 +273,7 @@ Outcome runCase(const std::string &dir) {
       std::string error = readTensor(file, expected);
       if (!error.empty())
         return {"SKIP", "test data: " + error};
+      asModelType(expected, outputs[i].type);
       rt::Status diff = tooling::compareTensors(
           outputs[i], expected, tooling::defaultTolerance(expected.type));
       if (!diff.isOk())
