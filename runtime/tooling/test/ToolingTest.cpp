@@ -131,6 +131,16 @@ TEST(HostTensorTest, ReadsEveryElementType) {
   HostTensor i8 = make(DataType::I8, {1});
   static_cast<int8_t *>(i8.data())[0] = -7;
   EXPECT_EQ(i8.at(0), -7);
+  // Unsigned types read their top bit as a value, not a sign.
+  HostTensor u8 = make(DataType::U8, {1});
+  static_cast<uint8_t *>(u8.data())[0] = 200;
+  EXPECT_EQ(u8.at(0), 200);
+  HostTensor u32 = make(DataType::U32, {1});
+  static_cast<uint32_t *>(u32.data())[0] = 4000000000u;
+  EXPECT_EQ(u32.at(0), 4000000000.0);
+  HostTensor u64 = make(DataType::U64, {1});
+  static_cast<uint64_t *>(u64.data())[0] = uint64_t(1) << 63;
+  EXPECT_EQ(u64.at(0), std::ldexp(1.0, 63));
 }
 
 TEST(HostTensorTest, ComparesWithTolerances) {
@@ -208,8 +218,10 @@ TEST(NpyTest, WritesAndReadsBackEveryType) {
   std::string dir = tempDir("npy");
   std::vector<std::vector<int64_t>> shapes = {{}, {7}, {2, 3, 5}};
   unsigned seed = 0;
-  for (DataType type : {DataType::F32, DataType::F16, DataType::I8,
-                        DataType::I32, DataType::I64, DataType::Bool})
+  for (DataType type :
+       {DataType::F32, DataType::F16, DataType::I8, DataType::I32,
+        DataType::I64, DataType::Bool, DataType::F64, DataType::I16,
+        DataType::U8, DataType::U16, DataType::U32, DataType::U64})
     for (const auto &shape : shapes) {
       HostTensor t = randomTensor(type, shape, ++seed);
       std::string path = dir + "/t" + std::to_string(seed) + ".npy";
