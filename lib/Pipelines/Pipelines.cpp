@@ -102,6 +102,7 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm) {
 }
 
 void mlir::kiln::buildLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createKilnSignlessIntegersPass());
   pm.addNestedPass<func::FuncOp>(createKilnConvertToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   // Large splats are written where they are needed, not stored.

@@ -57,7 +57,8 @@ void buildPhasePipeline(OpPassManager &pm, Phase phase,
 
 /// kiln-optimize: canonicalize, CSE, dead-layer elimination.
 void buildGraphPipeline(OpPassManager &pm);
-/// kiln-linalg-pipeline: kiln-convert-to-linalg, canonicalize,
+/// kiln-linalg-pipeline: kiln-signless-integers, kiln-convert-to-linalg,
+/// canonicalize,
 /// kiln-splats-to-fills.
 void buildLinalgPipeline(OpPassManager &pm);
 /// kiln-buffers-pipeline: kiln-destination-passing, eliminate-empty-tensors,

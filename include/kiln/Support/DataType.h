@@ -10,14 +10,16 @@
 #define KILN_SUPPORT_DATATYPE_H
 
 #include "kiln/runtime/Plan.h"
-#include "mlir/IR/Types.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 #include <optional>
 
 namespace mlir::kiln {
 
 /// The runtime's type for elements of `type`, or nullopt when the runtime
-/// has none.
+/// has none. Signless integers are signed; ui8...ui64 are the unsigned ones
+/// (kiln-signless-integers records them as `kiln.unsigned` on the I/O of
+/// the signless function it makes: see getRuntimeDataType(Type, bool)).
 inline std::optional<::kiln::rt::DataType> getRuntimeDataType(Type type) {
   using ::kiln::rt::DataType;
   if (type.isF32())
@@ -28,6 +30,16 @@ inline std::optional<::kiln::rt::DataType> getRuntimeDataType(Type type) {
     return DataType::BF16;
   if (type.isInteger(1))
     return DataType::Bool;
+  if (type.isUnsignedInteger(8))
+    return DataType::U8;
+  if (type.isUnsignedInteger(16))
+    return DataType::U16;
+  if (type.isUnsignedInteger(32))
+    return DataType::U32;
+  if (type.isUnsignedInteger(64))
+    return DataType::U64;
+  if (type.isSignedInteger())
+    return std::nullopt;
   if (type.isInteger(8))
     return DataType::I8;
   if (type.isInteger(32))
@@ -39,6 +51,16 @@ inline std::optional<::kiln::rt::DataType> getRuntimeDataType(Type type) {
   if (type.isInteger(16))
     return DataType::I16;
   return std::nullopt;
+}
+
+/// The runtime's type for elements of `type` of an I/O tensor that
+/// kiln-signless-integers marked `kiln.unsigned` when `isUnsigned`.
+inline std::optional<::kiln::rt::DataType> getRuntimeDataType(Type type,
+                                                              bool isUnsigned) {
+  if (isUnsigned && type.isSignlessInteger() && !type.isInteger(1))
+    type = IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth(),
+                            IntegerType::Unsigned);
+  return getRuntimeDataType(type);
 }
 
 } // namespace mlir::kiln

@@ -27,11 +27,17 @@ static void convertToDestinationPassing(func::FuncOp func, bool keepNames) {
   OpBuilder b(ctx);
   Block &body = func.getBody().front();
   unsigned numInputs = body.getNumArguments();
-  SmallVector<Attribute> names;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+  SmallVector<Attribute> names, unsignedMarks;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     names.push_back(func.getArgAttr(i, KilnDialect::getNameAttrName()));
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    unsignedMarks.push_back(
+        func.getArgAttr(i, KilnDialect::getUnsignedAttrName()));
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
     names.push_back(func.getResultAttr(i, KilnDialect::getNameAttrName()));
+    unsignedMarks.push_back(
+        func.getResultAttr(i, KilnDialect::getUnsignedAttrName()));
+  }
 
   b.setInsertionPointToStart(&body);
   for (BlockArgument arg : body.getArguments()) {
@@ -58,15 +64,20 @@ static void convertToDestinationPassing(func::FuncOp func, bool keepNames) {
   func.setType(FunctionType::get(ctx, body.getArgumentTypes(), {}));
   func.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
   func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  // All at once: one argument attribute at a time is quadratic. The
+  // unsigned marks are type information: they stay without names too.
+  SmallVector<DictionaryAttr> argAttrs;
+  for (auto [name, mark] : llvm::zip(names, unsignedMarks)) {
+    SmallVector<NamedAttribute> attrs;
+    if (name && keepNames)
+      attrs.push_back(b.getNamedAttr(KilnDialect::getNameAttrName(), name));
+    if (mark)
+      attrs.push_back(b.getNamedAttr(KilnDialect::getUnsignedAttrName(), mark));
+    argAttrs.push_back(b.getDictionaryAttr(attrs));
+  }
+  func.setAllArgAttrs(argAttrs);
   if (!keepNames)
     return;
-  // All at once: one argument attribute at a time is quadratic.
-  SmallVector<DictionaryAttr> argAttrs;
-  for (Attribute name : names)
-    argAttrs.push_back(name ? b.getDictionaryAttr(b.getNamedAttr(
-                                  KilnDialect::getNameAttrName(), name))
-                            : b.getDictionaryAttr({}));
-  func.setAllArgAttrs(argAttrs);
   func->setAttr(kNumInputsAttrName, b.getI64IntegerAttr(numInputs));
 }
 

@@ -184,7 +184,8 @@ struct LowerDeconvolution : OpRewritePattern<DeconvolutionOp> {
 /// Sums or maxes `padded` over windows into N x C x O...
 Value poolWindows(OpBuilder &b, Location loc, Value padded, Value init,
                   ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
-                  ArrayRef<int64_t> dilations, bool isMax) {
+                  ArrayRef<int64_t> dilations, bool isMax,
+                  bool isUnsigned = false) {
   MLIRContext *ctx = b.getContext();
   int64_t s = window.size();
   auto element = cast<RankedTensorType>(padded.getType()).getElementType();
@@ -202,8 +203,8 @@ Value poolWindows(OpBuilder &b, Location loc, Value padded, Value init,
                  {AffineMap::get(numDims, 0, xExprs, ctx),
                   AffineMap::get(numDims, 0, wExprs, ctx)},
                  AffineMap::get(numDims, 0, oExprs, ctx), iterators(2 + s, s),
-                 [isMax](OpBuilder &b, Location loc, ValueRange args) {
-                   return isMax ? max(b, loc, args[2], args[0])
+                 [=](OpBuilder &b, Location loc, ValueRange args) {
+                   return isMax ? max(b, loc, args[2], args[0], isUnsigned)
                                 : add(b, loc, args[2], args[0]);
                  });
 }
@@ -234,11 +235,19 @@ struct LowerPool : OpRewritePattern<PoolOp> {
     SmallVector<int64_t> highAll(high);
     for (int64_t i = 0; i < s + 2; ++i)
       highAll[i] += extra[i];
-    double fill = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    // Max pads with the lowest value of the type: -inf, or the integers'.
+    bool isUnsigned = hasUnsignedOperands(op);
+    double fill = 0.0;
+    if (isMax && isa<FloatType>(element))
+      fill = -std::numeric_limits<double>::infinity();
+    else if (isMax && !isUnsigned)
+      fill = static_cast<double>(
+          APInt::getSignedMinValue(element.getIntOrFloatBitWidth())
+              .getSExtValue());
     Value padded = padOrCrop(rewriter, loc, op.getInput(), low, highAll, fill);
     Value init = filledTensor(rewriter, loc, outType, fill);
-    Value pooled =
-        poolWindows(rewriter, loc, padded, init, window, strides, dil, isMax);
+    Value pooled = poolWindows(rewriter, loc, padded, init, window, strides,
+                               dil, isMax, isUnsigned);
     if (isMax) {
       rewriter.replaceOp(op, pooled);
       return success();
@@ -282,11 +291,12 @@ struct LowerGlobalPool : OpRewritePattern<GlobalPoolOp> {
       axes.push_back(i);
       count *= inType.getDimSize(i);
     }
-    Value init = isMax ? lowest(rewriter, loc, element)
+    bool isUnsigned = hasUnsignedOperands(op);
+    Value init = isMax ? lowest(rewriter, loc, element, isUnsigned)
                        : scalar(rewriter, loc, element, 0);
     Value r = reduce(rewriter, loc, op.getInput(), axes, init,
-                     [isMax](OpBuilder &b, Location loc, ValueRange args) {
-                       return isMax ? max(b, loc, args[1], args[0])
+                     [=](OpBuilder &b, Location loc, ValueRange args) {
+                       return isMax ? max(b, loc, args[1], args[0], isUnsigned)
                                     : add(b, loc, args[1], args[0]);
                      });
     r = reshape(rewriter, loc, r, op.getType());

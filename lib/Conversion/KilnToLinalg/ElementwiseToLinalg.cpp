@@ -138,10 +138,14 @@ struct LowerActivation : OpRewritePattern<ActivationOp> {
   }
 };
 
-Value sign(OpBuilder &b, Location loc, Value x) {
+Value sign(OpBuilder &b, Location loc, Value x, bool isUnsigned) {
   Value zero = cst(b, loc, x, 0), one = cst(b, loc, x, 1),
         minus = cst(b, loc, x, -1);
   Value pos, neg;
+  if (isUnsigned) {
+    pos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+    return arith::SelectOp::create(b, loc, pos, one, zero);
+  }
   if (isa<FloatType>(x.getType())) {
     pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
     neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
@@ -153,19 +157,23 @@ Value sign(OpBuilder &b, Location loc, Value x) {
       b, loc, pos, one, arith::SelectOp::create(b, loc, neg, minus, zero));
 }
 
-Value unary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
+Value unary(OpBuilder &b, Location loc, UnaryKind kind, Value x,
+            bool isUnsigned) {
   bool isFloat = isa<FloatType>(x.getType());
   switch (kind) {
   case UnaryKind::Abs:
+    if (isUnsigned)
+      return x;
     return isFloat ? Value(math::AbsFOp::create(b, loc, x))
                    : Value(math::AbsIOp::create(b, loc, x));
   case UnaryKind::Neg:
     return isFloat ? Value(arith::NegFOp::create(b, loc, x))
                    : sub(b, loc, cst(b, loc, x, 0), x);
   case UnaryKind::Sign:
-    return sign(b, loc, x);
-  case UnaryKind::Not:
-    return arith::XOrIOp::create(b, loc, x, cst(b, loc, x, 1));
+    return sign(b, loc, x, isUnsigned);
+  case UnaryKind::Not: // all ones: true for i1
+    return arith::XOrIOp::create(
+        b, loc, x, cst(b, loc, x, x.getType().isInteger(1) ? 1 : -1));
   default:
     break;
   }
@@ -220,16 +228,18 @@ struct LowerUnary : OpRewritePattern<UnaryOp> {
   LogicalResult matchAndRewrite(UnaryOp op,
                                 PatternRewriter &rewriter) const override {
     UnaryKind kind = op.getKind();
+    bool isUnsigned = hasUnsignedOperands(op);
     rewriter.replaceOp(
         op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
                         [&](OpBuilder &b, Location loc, ValueRange args) {
-                          return unary(b, loc, kind, args[0]);
+                          return unary(b, loc, kind, args[0], isUnsigned);
                         }));
     return success();
   }
 };
 
-Value compare(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
+Value compare(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y,
+              bool isUnsigned) {
   if (isa<FloatType>(x.getType())) {
     arith::CmpFPredicate p =
         kind == BinaryKind::Equal       ? arith::CmpFPredicate::OEQ
@@ -239,16 +249,17 @@ Value compare(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
                                         : arith::CmpFPredicate::OGE;
     return arith::CmpFOp::create(b, loc, p, x, y);
   }
-  arith::CmpIPredicate p =
-      kind == BinaryKind::Equal       ? arith::CmpIPredicate::eq
-      : kind == BinaryKind::Less      ? arith::CmpIPredicate::slt
-      : kind == BinaryKind::LessEqual ? arith::CmpIPredicate::sle
-      : kind == BinaryKind::Greater   ? arith::CmpIPredicate::sgt
-                                      : arith::CmpIPredicate::sge;
+  using P = arith::CmpIPredicate;
+  P p = kind == BinaryKind::Equal       ? P::eq
+        : kind == BinaryKind::Less      ? (isUnsigned ? P::ult : P::slt)
+        : kind == BinaryKind::LessEqual ? (isUnsigned ? P::ule : P::sle)
+        : kind == BinaryKind::Greater   ? (isUnsigned ? P::ugt : P::sgt)
+                                        : (isUnsigned ? P::uge : P::sge);
   return arith::CmpIOp::create(b, loc, p, x, y);
 }
 
-Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
+Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y,
+             bool isUnsigned) {
   switch (kind) {
   case BinaryKind::Add:
     return add(b, loc, x, y);
@@ -257,11 +268,11 @@ Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
   case BinaryKind::Mul:
     return mul(b, loc, x, y);
   case BinaryKind::Div:
-    return div(b, loc, x, y);
+    return div(b, loc, x, y, isUnsigned);
   case BinaryKind::Max:
-    return max(b, loc, x, y);
+    return max(b, loc, x, y, isUnsigned);
   case BinaryKind::Min:
-    return min(b, loc, x, y);
+    return min(b, loc, x, y, isUnsigned);
   case BinaryKind::Pow:
     if (!isa<FloatType>(x.getType()))
       return math::IPowIOp::create(b, loc, x, y);
@@ -270,10 +281,14 @@ Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
       return math::PowFOp::create(b, loc, xf, yf);
     });
   case BinaryKind::FMod:
+    if (isUnsigned)
+      return arith::RemUIOp::create(b, loc, x, y);
     return isa<FloatType>(x.getType())
                ? Value(arith::RemFOp::create(b, loc, x, y))
                : Value(arith::RemSIOp::create(b, loc, x, y));
   case BinaryKind::Mod: {
+    if (isUnsigned) // no signs to fix
+      return arith::RemUIOp::create(b, loc, x, y);
     // Floored: the result takes the divisor's sign.
     Value r = arith::RemSIOp::create(b, loc, x, y);
     Value zero = cst(b, loc, x, 0);
@@ -293,8 +308,20 @@ Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y) {
     return arith::OrIOp::create(b, loc, x, y);
   case BinaryKind::Xor:
     return arith::XOrIOp::create(b, loc, x, y);
+  case BinaryKind::ShiftLeft:
+  case BinaryKind::ShiftRight: {
+    // Shifting by the width or more gives 0 (LLVM leaves it undefined).
+    Value shifted = kind == BinaryKind::ShiftLeft
+                        ? Value(arith::ShLIOp::create(b, loc, x, y))
+                    : isUnsigned ? Value(arith::ShRUIOp::create(b, loc, x, y))
+                                 : Value(arith::ShRSIOp::create(b, loc, x, y));
+    Value inRange = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, y,
+        cst(b, loc, y, x.getType().getIntOrFloatBitWidth()));
+    return arith::SelectOp::create(b, loc, inRange, shifted, cst(b, loc, x, 0));
+  }
   default:
-    return compare(b, loc, kind, x, y);
+    return compare(b, loc, kind, x, y, isUnsigned);
   }
 }
 
@@ -303,12 +330,13 @@ struct LowerBinary : OpRewritePattern<BinaryOp> {
   LogicalResult matchAndRewrite(BinaryOp op,
                                 PatternRewriter &rewriter) const override {
     BinaryKind kind = op.getKind();
+    bool isUnsigned = hasUnsignedOperands(op);
     rewriter.replaceOp(
-        op, elementwise(rewriter, op.getLoc(), op.getType(),
-                        {op.getLhs(), op.getRhs()},
-                        [&](OpBuilder &b, Location loc, ValueRange args) {
-                          return binary(b, loc, kind, args[0], args[1]);
-                        }));
+        op, elementwise(
+                rewriter, op.getLoc(), op.getType(), {op.getLhs(), op.getRhs()},
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  return binary(b, loc, kind, args[0], args[1], isUnsigned);
+                }));
     return success();
   }
 };
@@ -333,10 +361,13 @@ struct LowerCast : OpRewritePattern<CastOp> {
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
     Type to = op.getType().getElementType();
+    bool fromUnsigned = hasUnsignedOperands(op),
+         toUnsigned = hasUnsignedResults(op);
     rewriter.replaceOp(
         op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
                         [&](OpBuilder &b, Location loc, ValueRange args) {
-                          return convert(b, loc, args[0], to);
+                          return convert(b, loc, args[0], to, fromUnsigned,
+                                         toUnsigned);
                         }));
     return success();
   }

@@ -45,6 +45,21 @@ struct ConvertToLinalgPass
     : impl::KilnConvertToLinalgPassBase<ConvertToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // The arith ops the lowering builds take signless integers only.
+    WalkResult unsignedFound = getOperation()->walk([&](Operation *op) {
+      auto isUnsigned = [](Type t) {
+        return getElementTypeOrSelf(t).isUnsignedInteger();
+      };
+      if (llvm::any_of(op->getOperandTypes(), isUnsigned) ||
+          llvm::any_of(op->getResultTypes(), isUnsigned)) {
+        op->emitOpError("has unsigned integer types; run "
+                        "kiln-signless-integers before kiln-convert-to-linalg");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (unsignedFound.wasInterrupted())
+      return signalPassFailure();
     // The ops a layer lowers to inherit its location: a layer without a name
     // (kiln IR written by hand) is named after its kind, so that the GPU
     // kernels made from it say which layer they compute (k5_convolution).

@@ -6,6 +6,7 @@
 
 #include "LoweringUtils.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -30,20 +31,34 @@ Value mlir::kiln::lowering::scalar(OpBuilder &b, Location loc, Type type,
       b, loc, IntegerAttr::get(type, static_cast<int64_t>(value)));
 }
 
-Value mlir::kiln::lowering::lowest(OpBuilder &b, Location loc, Type type) {
+Value mlir::kiln::lowering::lowest(OpBuilder &b, Location loc, Type type,
+                                   bool isUnsigned) {
   if (isa<FloatType>(type))
     return scalar(b, loc, type, -std::numeric_limits<double>::infinity());
   auto width = type.getIntOrFloatBitWidth();
   return arith::ConstantOp::create(
-      b, loc, IntegerAttr::get(type, APInt::getSignedMinValue(width)));
+      b, loc,
+      IntegerAttr::get(type, isUnsigned ? APInt::getZero(width)
+                                        : APInt::getSignedMinValue(width)));
 }
 
-Value mlir::kiln::lowering::highest(OpBuilder &b, Location loc, Type type) {
+Value mlir::kiln::lowering::highest(OpBuilder &b, Location loc, Type type,
+                                    bool isUnsigned) {
   if (isa<FloatType>(type))
     return scalar(b, loc, type, std::numeric_limits<double>::infinity());
   auto width = type.getIntOrFloatBitWidth();
   return arith::ConstantOp::create(
-      b, loc, IntegerAttr::get(type, APInt::getSignedMaxValue(width)));
+      b, loc,
+      IntegerAttr::get(type, isUnsigned ? APInt::getMaxValue(width)
+                                        : APInt::getSignedMaxValue(width)));
+}
+
+bool mlir::kiln::lowering::hasUnsignedOperands(Operation *op) {
+  return op->hasAttr(KilnDialect::getUnsignedOperandsAttrName());
+}
+
+bool mlir::kiln::lowering::hasUnsignedResults(Operation *op) {
+  return op->hasAttr(KilnDialect::getUnsignedResultsAttrName());
 }
 
 Value mlir::kiln::lowering::filledTensor(OpBuilder &b, Location loc,
@@ -216,21 +231,31 @@ Value mlir::kiln::lowering::mul(OpBuilder &b, Location loc, Value x, Value y) {
   return isFloat(x) ? Value(arith::MulFOp::create(b, loc, x, y))
                     : Value(arith::MulIOp::create(b, loc, x, y));
 }
-Value mlir::kiln::lowering::div(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? Value(arith::DivFOp::create(b, loc, x, y))
+Value mlir::kiln::lowering::div(OpBuilder &b, Location loc, Value x, Value y,
+                                bool isUnsigned) {
+  if (isFloat(x))
+    return arith::DivFOp::create(b, loc, x, y);
+  return isUnsigned ? Value(arith::DivUIOp::create(b, loc, x, y))
                     : Value(arith::DivSIOp::create(b, loc, x, y));
 }
-Value mlir::kiln::lowering::max(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? Value(arith::MaximumFOp::create(b, loc, x, y))
+Value mlir::kiln::lowering::max(OpBuilder &b, Location loc, Value x, Value y,
+                                bool isUnsigned) {
+  if (isFloat(x))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x, y))
                     : Value(arith::MaxSIOp::create(b, loc, x, y));
 }
-Value mlir::kiln::lowering::min(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? Value(arith::MinimumFOp::create(b, loc, x, y))
+Value mlir::kiln::lowering::min(OpBuilder &b, Location loc, Value x, Value y,
+                                bool isUnsigned) {
+  if (isFloat(x))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  return isUnsigned ? Value(arith::MinUIOp::create(b, loc, x, y))
                     : Value(arith::MinSIOp::create(b, loc, x, y));
 }
 
 Value mlir::kiln::lowering::convert(OpBuilder &b, Location loc, Value x,
-                                    Type to) {
+                                    Type to, bool fromUnsigned,
+                                    bool toUnsigned) {
   Type from = x.getType();
   if (from == to)
     return x;
@@ -248,17 +273,22 @@ Value mlir::kiln::lowering::convert(OpBuilder &b, Location loc, Value x,
     if (to.isInteger(1))
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
                                    scalar(b, loc, from, 0));
-    return arith::FPToSIOp::create(b, loc, to, x);
+    return toUnsigned ? Value(arith::FPToUIOp::create(b, loc, to, x))
+                      : Value(arith::FPToSIOp::create(b, loc, to, x));
   }
   if (toF)
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, x))
-                             : Value(arith::SIToFPOp::create(b, loc, to, x));
+    return from.isInteger(1) || fromUnsigned
+               ? Value(arith::UIToFPOp::create(b, loc, to, x))
+               : Value(arith::SIToFPOp::create(b, loc, to, x));
   if (to.isInteger(1))
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
                                  scalar(b, loc, from, 0));
   if (from.isInteger(1))
     return arith::ExtUIOp::create(b, loc, to, x);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? Value(arith::ExtSIOp::create(b, loc, to, x))
-             : Value(arith::TruncIOp::create(b, loc, to, x));
+  if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+    return x; // i8 <-> ui8 and the like: the same bits
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return arith::TruncIOp::create(b, loc, to, x);
+  return fromUnsigned ? Value(arith::ExtUIOp::create(b, loc, to, x))
+                      : Value(arith::ExtSIOp::create(b, loc, to, x));
 }

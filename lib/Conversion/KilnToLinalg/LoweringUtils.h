@@ -28,9 +28,15 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    double value);
 /// A scalar constant of `type` (float or integer).
 Value scalar(OpBuilder &b, Location loc, Type type, double value);
-/// The lowest (for max) or highest (for min) value of `type`.
-Value lowest(OpBuilder &b, Location loc, Type type);
-Value highest(OpBuilder &b, Location loc, Type type);
+/// The lowest (for max) or highest (for min) value of `type`; integers are
+/// read as unsigned when `isUnsigned`.
+Value lowest(OpBuilder &b, Location loc, Type type, bool isUnsigned = false);
+Value highest(OpBuilder &b, Location loc, Type type, bool isUnsigned = false);
+
+/// Whether kiln-signless-integers marked `op`'s integer operands (results)
+/// as unsigned.
+bool hasUnsignedOperands(Operation *op);
+bool hasUnsignedResults(Operation *op);
 
 /// An elementwise linalg.generic producing `resultType`; each input
 /// broadcasts numpy-style (right-aligned, size-1 dimensions stretch).
@@ -58,11 +64,18 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
 Value add(OpBuilder &b, Location loc, Value x, Value y);
 Value sub(OpBuilder &b, Location loc, Value x, Value y);
 Value mul(OpBuilder &b, Location loc, Value x, Value y);
-Value div(OpBuilder &b, Location loc, Value x, Value y);
-Value max(OpBuilder &b, Location loc, Value x, Value y);
-Value min(OpBuilder &b, Location loc, Value x, Value y);
-/// Converts a scalar between element types (float/int, any width, i1).
-Value convert(OpBuilder &b, Location loc, Value x, Type to);
+/// Integer division, min and max read their operands as unsigned when
+/// `isUnsigned`.
+Value div(OpBuilder &b, Location loc, Value x, Value y,
+          bool isUnsigned = false);
+Value max(OpBuilder &b, Location loc, Value x, Value y,
+          bool isUnsigned = false);
+Value min(OpBuilder &b, Location loc, Value x, Value y,
+          bool isUnsigned = false);
+/// Converts a scalar between element types (float/int, any width, i1);
+/// `fromUnsigned`/`toUnsigned` say how the integers are read.
+Value convert(OpBuilder &b, Location loc, Value x, Type to,
+              bool fromUnsigned = false, bool toUnsigned = false);
 
 } // namespace mlir::kiln::lowering
 

@@ -269,31 +269,34 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
       return success();
     }
     // Before: |x| or x^2.
+    bool isUnsigned = hasUnsignedOperands(op);
     if (kind == ReduceKind::L1 || kind == ReduceKind::L2 ||
         kind == ReduceKind::SumSquare)
-      x = elementwise(
-          rewriter, loc, type, {x},
-          [kind](OpBuilder &b, Location loc, ValueRange a) -> Value {
-            if (kind == ReduceKind::L1)
-              return isa<FloatType>(a[0].getType())
-                         ? Value(math::AbsFOp::create(b, loc, a[0]))
-                         : Value(math::AbsIOp::create(b, loc, a[0]));
-            return mul(b, loc, a[0], a[0]);
-          });
+      x = elementwise(rewriter, loc, type, {x},
+                      [=](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                        if (kind == ReduceKind::L1 && isUnsigned)
+                          return a[0];
+                        if (kind == ReduceKind::L1)
+                          return isa<FloatType>(a[0].getType())
+                                     ? Value(math::AbsFOp::create(b, loc, a[0]))
+                                     : Value(
+                                           math::AbsIOp::create(b, loc, a[0]));
+                        return mul(b, loc, a[0], a[0]);
+                      });
     Value init;
     if (kind == ReduceKind::Max)
-      init = lowest(rewriter, loc, element);
+      init = lowest(rewriter, loc, element, isUnsigned);
     else if (kind == ReduceKind::Min)
-      init = highest(rewriter, loc, element);
+      init = highest(rewriter, loc, element, isUnsigned);
     else
       init = scalar(rewriter, loc, element, kind == ReduceKind::Prod ? 1 : 0);
     Value r = reduce(rewriter, loc, x, axes, init,
-                     [kind](OpBuilder &b, Location loc, ValueRange a) {
+                     [=](OpBuilder &b, Location loc, ValueRange a) {
                        switch (kind) {
                        case ReduceKind::Max:
-                         return max(b, loc, a[1], a[0]);
+                         return max(b, loc, a[1], a[0], isUnsigned);
                        case ReduceKind::Min:
-                         return min(b, loc, a[1], a[0]);
+                         return min(b, loc, a[1], a[0], isUnsigned);
                        case ReduceKind::Prod:
                          return mul(b, loc, a[1], a[0]);
                        default:
@@ -307,15 +310,16 @@ struct LowerReduce : OpRewritePattern<ReduceOp> {
     // After: mean divides, l2 takes the root, log_sum the log.
     if (kind == ReduceKind::Mean || kind == ReduceKind::L2 ||
         kind == ReduceKind::LogSum)
-      r = elementwise(
-          rewriter, loc, op.getType(), {r},
-          [kind, count](OpBuilder &b, Location loc, ValueRange a) -> Value {
-            if (kind == ReduceKind::Mean)
-              return div(b, loc, a[0], scalar(b, loc, a[0].getType(), count));
-            if (kind == ReduceKind::L2)
-              return math::SqrtOp::create(b, loc, a[0]);
-            return math::LogOp::create(b, loc, a[0]);
-          });
+      r = elementwise(rewriter, loc, op.getType(), {r},
+                      [=](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                        if (kind == ReduceKind::Mean)
+                          return div(b, loc, a[0],
+                                     scalar(b, loc, a[0].getType(), count),
+                                     isUnsigned);
+                        if (kind == ReduceKind::L2)
+                          return math::SqrtOp::create(b, loc, a[0]);
+                        return math::LogOp::create(b, loc, a[0]);
+                      });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -332,6 +336,7 @@ struct LowerArgReduce : OpRewritePattern<ArgReduceOp> {
     Type element = type.getElementType();
     int64_t rank = type.getRank(), axis = static_cast<int64_t>(op.getAxis());
     bool isMax = op.getKind() == ArgReduceKind::Max;
+    bool isUnsigned = hasUnsignedOperands(op);
     bool last = op.getSelectLastIndex();
     SmallVector<int64_t> shape;
     SmallVector<AffineExpr> outExprs;
@@ -346,12 +351,12 @@ struct LowerArgReduce : OpRewritePattern<ArgReduceOp> {
     }
     auto valType = RankedTensorType::get(shape, element);
     auto idxType = RankedTensorType::get(shape, rewriter.getI64Type());
-    Value valInit =
-        linalg::FillOp::create(rewriter, loc,
-                               isMax ? lowest(rewriter, loc, element)
-                                     : highest(rewriter, loc, element),
-                               emptyTensor(rewriter, loc, valType))
-            .getResult(0);
+    Value valInit = linalg::FillOp::create(
+                        rewriter, loc,
+                        isMax ? lowest(rewriter, loc, element, isUnsigned)
+                              : highest(rewriter, loc, element, isUnsigned),
+                        emptyTensor(rewriter, loc, valType))
+                        .getResult(0);
     Value idxInit = filledTensor(rewriter, loc, idxType, 0);
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
     auto generic = linalg::GenericOp::create(
@@ -371,10 +376,11 @@ struct LowerArgReduce : OpRewritePattern<ArgReduceOp> {
                                       : arith::CmpFPredicate::OLT);
             better = arith::CmpFOp::create(b, l, pred, x, best);
           } else {
-            auto pred = isMax ? (last ? arith::CmpIPredicate::sge
-                                      : arith::CmpIPredicate::sgt)
-                              : (last ? arith::CmpIPredicate::sle
-                                      : arith::CmpIPredicate::slt);
+            using P = arith::CmpIPredicate;
+            auto pred = isUnsigned ? (isMax ? (last ? P::uge : P::ugt)
+                                            : (last ? P::ule : P::ult))
+                                   : (isMax ? (last ? P::sge : P::sgt)
+                                            : (last ? P::sle : P::slt));
             better = arith::CmpIOp::create(b, l, pred, x, best);
           }
           // The first element always wins, so an all -inf (or NaN-free

@@ -149,6 +149,19 @@ template <ActivationKind kind> LogicalResult activation(NodeContext &nc) {
   return nc.result(makeActivation(nc, kind, nc.input(0), alpha, beta));
 }
 
+/// BitShift-11: direction LEFT or RIGHT (unsigned integers).
+LogicalResult bitShift(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  std::string direction = nc.getString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return nc.fail("direction '" + direction +
+                   "' is not supported (expected LEFT or RIGHT)");
+  return nc.result(makeBinary(
+      nc, direction == "LEFT" ? BinaryKind::ShiftLeft : BinaryKind::ShiftRight,
+      nc.input(0), nc.input(1)));
+}
+
 /// Gelu-20: approximate "none" (x/2 * (1 + erf(x/sqrt(2)))) or "tanh".
 LogicalResult gelu(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
@@ -390,11 +403,19 @@ LogicalResult dropout(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
   if (nc.hasInput(2)) {
-    FailureOr<SmallVector<int64_t>> training = nc.intInput(2);
-    if (failed(training))
+    FailureOr<SmallVector<int64_t>> mode = nc.intInput(2);
+    if (failed(mode))
       return failure();
-    if (!training->empty() && (*training)[0] != 0)
-      return nc.unsupported("training mode is not supported");
+    // Training mode drops at random, except with a ratio of 0.
+    bool training = !mode->empty() && (*mode)[0] != 0;
+    bool zeroRatio = false;
+    if (training && nc.hasInput(1)) {
+      FailureOr<SmallVector<double>> ratio = nc.floatInput(1);
+      zeroRatio = succeeded(ratio) && ratio->size() == 1 && (*ratio)[0] == 0;
+    }
+    if (training && !zeroRatio)
+      return nc.unsupported(
+          "training mode is not supported (random; only a ratio of 0 is)");
   }
   nc.setOutput(0, nc.input(0));
   // At inference nothing is dropped: the mask is all true.
@@ -420,6 +441,11 @@ void mlir::kiln::onnx_import::appendElementwiseHandlers(
       {"And", 7, binary<BinaryKind::And>},
       {"Or", 7, binary<BinaryKind::Or>},
       {"Xor", 7, binary<BinaryKind::Xor>},
+      {"BitwiseAnd", 18, binary<BinaryKind::And>},
+      {"BitwiseOr", 18, binary<BinaryKind::Or>},
+      {"BitwiseXor", 18, binary<BinaryKind::Xor>},
+      {"BitwiseNot", 18, unary<UnaryKind::Not>},
+      {"BitShift", 11, bitShift},
       {"Equal", 7, binary<BinaryKind::Equal>},
       {"Less", 7, binary<BinaryKind::Less>},
       {"LessOrEqual", 12, binary<BinaryKind::LessEqual>},

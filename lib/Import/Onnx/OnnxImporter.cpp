@@ -169,10 +169,13 @@ static bool readValues(ElementsAttr attr, SmallVectorImpl<double> &out) {
       return true;
     }
     for (APInt v : dense.getValues<APInt>())
-      out.push_back(element.isInteger(1) ? double(v.getZExtValue())
-                                         : double(v.getSExtValue()));
+      out.push_back(element.isInteger(1) || element.isUnsignedInteger()
+                        ? double(v.getZExtValue())
+                        : double(v.getSExtValue()));
     return true;
   }
+  if (element.isUnsignedInteger())
+    return false; // large unsigned blobs are never shapes
   auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
   AsmResourceBlob *blob =
       resource ? resource.getRawHandle().getBlob() : nullptr;
@@ -749,6 +752,7 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
   appendNeuralNetHandlers(table);
   appendShapeHandlers(table);
   appendLossHandlers(table);
+  appendComposedHandlers(table);
   appendNewerVersions(table);
 
   onnx::GraphProto &graph = *model.mutable_graph();
@@ -845,6 +849,7 @@ std::vector<std::pair<std::string, int>> mlir::kiln::supportedOnnxOps() {
   appendNeuralNetHandlers(table);
   appendShapeHandlers(table);
   appendLossHandlers(table);
+  appendComposedHandlers(table);
   appendNewerVersions(table);
   std::vector<std::pair<std::string, int>> ops;
   for (const HandlerEntry &e : table)

@@ -49,6 +49,14 @@ Type mlir::kiln::onnx_import::convertElementType(MLIRContext *ctx,
     return Float64Type::get(ctx);
   case onnx::TensorProto::INT16:
     return IntegerType::get(ctx, 16);
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
   default:
     return nullptr;
   }
@@ -192,10 +200,14 @@ static bool packTypedFields(const onnx::TensorProto &t, Type element,
     return false;
   };
   // Check the count before allocating: dims may claim far more than given.
-  int64_t have = element.isF32()         ? t.float_data_size()
-                 : element.isF64()       ? t.double_data_size()
-                 : element.isInteger(64) ? t.int64_data_size()
-                                         : t.int32_data_size();
+  // UINT32 and UINT64 are in uint64_data; UINT8/UINT16 in int32_data.
+  bool inUint64 =
+      element.isUnsignedInteger(32) || element.isUnsignedInteger(64);
+  int64_t have = element.isF32()                 ? t.float_data_size()
+                 : element.isF64()               ? t.double_data_size()
+                 : inUint64                      ? t.uint64_data_size()
+                 : element.isSignlessInteger(64) ? t.int64_data_size()
+                                                 : t.int32_data_size();
   if (have != count)
     return mismatch(have);
   int64_t width = storageBytes(element);
@@ -205,6 +217,13 @@ static bool packTypedFields(const onnx::TensorProto &t, Type element,
   char *out = bytes.data();
   if (element.isF32()) {
     std::memcpy(out, t.float_data().data(), count * 4);
+    return true;
+  }
+  if (inUint64) {
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t v = t.uint64_data(i);
+      std::memcpy(out + width * i, &v, width); // little-endian low bytes
+    }
     return true;
   }
   if (element.isInteger(64)) {

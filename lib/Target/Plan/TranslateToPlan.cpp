@@ -111,8 +111,11 @@ LogicalResult PlanTranslator::addTensors() {
            << "' attribute (run kiln-destination-passing first)";
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
+    bool isUnsigned =
+        bool(func.getArgAttr(i, KilnDialect::getUnsignedAttrName()));
     std::optional<rt::DataType> dtype =
-        memref ? getRuntimeDataType(memref.getElementType()) : std::nullopt;
+        memref ? getRuntimeDataType(memref.getElementType(), isUnsigned)
+               : std::nullopt;
     if (!dtype || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
       return func.emitError("plan: unsupported I/O type ") << type;
     bool input = static_cast<int64_t>(i) < numInputs.getInt();

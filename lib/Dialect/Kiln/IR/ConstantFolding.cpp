@@ -377,6 +377,16 @@ std::optional<Literal> evalBinary(BinaryOp op, const Literal &a,
     case BinaryKind::Xor:
       r = x ^ y;
       break;
+    case BinaryKind::ShiftLeft:
+    case BinaryKind::ShiftRight:
+      // Shifts by the width or more give 0 (arithmetic right shifts of
+      // negative values are not folded).
+      if (y < 0 || (kind == BinaryKind::ShiftRight && x < 0))
+        return std::nullopt;
+      r = y >= int64_t(width)             ? 0
+          : kind == BinaryKind::ShiftLeft ? int64_t(ux << uy)
+                                          : int64_t(ux >> uy);
+      break;
     default: // the comparisons, above
       break;
     }
@@ -403,7 +413,7 @@ std::optional<Literal> evalUnary(UnaryOp op, const Literal &x) {
         v = (v > 0) - (v < 0);
         break;
       case UnaryKind::Not:
-        v = !v;
+        v = op.getType().getElementType().isInteger(1) ? !v : ~v;
         break;
       default:
         return std::nullopt;

@@ -83,9 +83,9 @@ LogicalResult UnaryOp::verify() {
   Type element = getInput().getType().getElementType();
   StringRef kind = stringifyUnaryKind(getKind());
   switch (getKind()) {
-  case UnaryKind::Not:
-    if (!element.isInteger(1))
-      return emitOpError() << "'" << kind << "' expects i1 elements";
+  case UnaryKind::Not: // logical on i1, bitwise on other integers
+    if (!isa<IntegerType>(element))
+      return emitOpError() << "'" << kind << "' expects integer elements";
     return success();
   case UnaryKind::Abs:
   case UnaryKind::Neg:
@@ -137,11 +137,16 @@ LogicalResult BinaryOp::verify() {
   StringRef name = stringifyBinaryKind(kind);
   bool isBool = element.isInteger(1), isFloat = isKilnFloat(element);
   switch (kind) {
-  case BinaryKind::And:
+  case BinaryKind::And: // logical on i1, bitwise on other integers
   case BinaryKind::Or:
   case BinaryKind::Xor:
-    if (!isBool)
-      return emitOpError() << "'" << name << "' expects i1 elements";
+    if (isFloat)
+      return emitOpError() << "'" << name << "' expects integer elements";
+    return success();
+  case BinaryKind::ShiftLeft:
+  case BinaryKind::ShiftRight:
+    if (isBool || isFloat)
+      return emitOpError() << "'" << name << "' expects integer elements";
     return success();
   case BinaryKind::Mod:
     if (isBool || isFloat)

@@ -68,6 +68,13 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
 static LogicalResult verifyValueAttribute(Operation *op, StringRef kind,
                                           unsigned index,
                                           NamedAttribute attribute) {
+  if (attribute.getName() == KilnDialect::getUnsignedAttrName()) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'" << KilnDialect::getUnsignedAttrName() << "' on " << kind
+             << " " << index << " must be a unit attribute";
+    return success();
+  }
   if (attribute.getName() != KilnDialect::getNameAttrName())
     return op->emitError() << "unknown kiln " << kind << " attribute '"
                            << attribute.getName().getValue() << "'";
@@ -76,6 +83,19 @@ static LogicalResult verifyValueAttribute(Operation *op, StringRef kind,
     return op->emitError() << "'" << KilnDialect::getNameAttrName() << "' on "
                            << kind << " " << index
                            << " must be a non-empty string";
+  return success();
+}
+
+LogicalResult KilnDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attribute) {
+  // The back end's function attributes (kiln.num_inputs, ...) are checked
+  // where they are read.
+  StringRef name = attribute.getName().getValue();
+  if (name != getUnsignedOperandsAttrName() &&
+      name != getUnsignedResultsAttrName())
+    return success();
+  if (!isa<UnitAttr>(attribute.getValue()))
+    return op->emitError() << "'" << name << "' must be a unit attribute";
   return success();
 }
 

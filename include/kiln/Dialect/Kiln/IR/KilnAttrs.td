@@ -84,7 +84,9 @@ def Kiln_BinaryKind : Kiln_I32Enum<"BinaryKind", "binary elementwise operation",
   I32EnumAttrCase<"Less", 13, "less">,
   I32EnumAttrCase<"LessEqual", 14, "less_equal">,
   I32EnumAttrCase<"Greater", 15, "greater">,
-  I32EnumAttrCase<"GreaterEqual", 16, "greater_equal">
+  I32EnumAttrCase<"GreaterEqual", 16, "greater_equal">,
+  I32EnumAttrCase<"ShiftLeft", 17, "shift_left">,
+  I32EnumAttrCase<"ShiftRight", 18, "shift_right">
 ]>;
 def Kiln_BinaryKindAttr : Kiln_EnumAttr<Kiln_BinaryKind, "binary">;
 

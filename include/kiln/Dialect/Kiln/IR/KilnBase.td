@@ -37,10 +37,22 @@ def Kiln_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the argument/result attribute that holds a tensor's name.
     static constexpr ::llvm::StringLiteral getNameAttrName() {
       return ::llvm::StringLiteral("kiln.name");
+    }
+    /// kiln-signless-integers' marks: an input or output that was unsigned,
+    /// and an op whose integer operands or results were.
+    static constexpr ::llvm::StringLiteral getUnsignedAttrName() {
+      return ::llvm::StringLiteral("kiln.unsigned");
+    }
+    static constexpr ::llvm::StringLiteral getUnsignedOperandsAttrName() {
+      return ::llvm::StringLiteral("kiln.unsigned_operands");
+    }
+    static constexpr ::llvm::StringLiteral getUnsignedResultsAttrName() {
+      return ::llvm::StringLiteral("kiln.unsigned_results");
     }
   }];
 }
@@ -52,13 +64,13 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-defvar Kiln_AllElementTypes = [F32, F16, BF16, F64, I8, I16, I32, I64, I1];
+defvar Kiln_AllElementTypes = [F32, F16, BF16, F64, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1];
 defvar Kiln_FloatElementTypes = [F32, F16, BF16, F64];
 
 def Kiln_ElementType : AnyTypeOf<Kiln_AllElementTypes>;
 def Kiln_Tensor : StaticShapeTensorOf<Kiln_AllElementTypes>;
 def Kiln_FloatTensor : StaticShapeTensorOf<Kiln_FloatElementTypes>;
-def Kiln_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64]>;
+def Kiln_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 def Kiln_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Kiln_BoolTensor : StaticShapeTensorOf<[I1]>;
 

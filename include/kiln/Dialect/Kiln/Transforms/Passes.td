@@ -114,4 +114,46 @@ def KilnRemoveUnusedInputsPass
   ];
 }
 
+def KilnSignlessIntegersPass
+    : Pass<"kiln-signless-integers", "ModuleOp"> {
+  let summary = "Make unsigned integer tensors signless, recording where they were unsigned";
+  let description = [{
+    ONNX's UINT8 to UINT64 are `ui8` to `ui64` tensors in the kiln dialect.
+    The arith dialect, which the kiln-to-linalg lowering builds, computes on
+    signless integers and takes signedness from the operation (`divui`,
+    `cmpi ult`, `uitofp`, ...), as LLVM does. This pass makes every tensor
+    type, block argument and constant signless (the bits stay) and records
+    what was unsigned:
+    - `kiln.unsigned_operands` on an op whose integer operands were
+      unsigned, and `kiln.unsigned_results` on one whose results were; the
+      lowering then picks the unsigned comparison, division, remainder,
+      min/max, shift, reduction start value and conversion;
+    - `kiln.unsigned` on a network input or output, so that plans and the
+      reference executor describe it as u8 ... u64.
+    A module pass: function signatures change. The kiln-to-linalg lowering
+    refuses unsigned types, so the linalg pipeline runs this pass first.
+
+    Before:
+    ```mlir
+    func.func @net(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {
+      %m = kiln.binary max %x, %y : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+      return %m : tensor<4xui8>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @net(%x: tensor<4xi8> {kiln.unsigned}, %y: tensor<4xi8> {kiln.unsigned})
+        -> (tensor<4xi8> {kiln.unsigned}) {
+      %m = kiln.binary max %x, %y {kiln.unsigned_operands, kiln.unsigned_results}
+           : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+      return %m : tensor<4xi8>
+    }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numMarked", "ops-marked", "Number of ops marked unsigned">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
