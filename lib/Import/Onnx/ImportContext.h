@@ -157,6 +157,7 @@ void appendElementwiseHandlers(std::vector<HandlerEntry> &table);
 void appendNeuralNetHandlers(std::vector<HandlerEntry> &table);
 void appendShapeHandlers(std::vector<HandlerEntry> &table);
 void appendLossHandlers(std::vector<HandlerEntry> &table);
+void appendComposedHandlers(std::vector<HandlerEntry> &table);
 /// Rows for the op versions after opset 17 that kiln imports, each with the
 /// handler of the op's previous row (NewerVersions.cpp); after the others.
 void appendNewerVersions(std::vector<HandlerEntry> &table);

@@ -46,6 +46,7 @@ const NewerVersion newerVersions[] = {
     {"Softsign", 22},
     {"ThresholdedRelu", 22},
     {"Dropout", 22},
+    {"EyeLike", 22},
     {"Equal", 19},
     {"IsInf", 20},
     {"IsNaN", 20},

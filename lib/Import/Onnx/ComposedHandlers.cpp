@@ -1,0 +1,437 @@
+//===- ComposedHandlers.cpp - ONNX ops built from other kiln ops -*- C++
+//-*-===//
+//
+// ONNX ops that kiln imports as constants or as short compositions of its
+// own ops, as the ONNX function bodies define them: EyeLike and the
+// Hann/Hamming/Blackman windows (constants: their shapes and sizes are
+// static), Celu, MeanVarianceNormalization, OneHot, QuantizeLinear and
+// DequantizeLinear (per tensor or per axis, 8-bit), DynamicQuantizeLinear.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::onnx_import;
+
+namespace {
+
+FailureOr<Value> binaryOf(NodeContext &nc, BinaryKind kind, Value a, Value b) {
+  return nc.create<BinaryOp>(
+      {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
+}
+
+FailureOr<Value> castOf(NodeContext &nc, Value v, Type element) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == element)
+    return v;
+  return nc.createTyped<CastOp>(RankedTensorType::get(type.getShape(), element),
+                                {v});
+}
+
+/// A constant of `type` holding `values` (converted to its element type).
+Value constantOf(NodeContext &nc, RankedTensorType type,
+                 ArrayRef<double> values) {
+  Type element = type.getElementType();
+  if (auto f = dyn_cast<FloatType>(element)) {
+    SmallVector<APFloat> v;
+    for (double x : values) {
+      APFloat a(x);
+      bool lost;
+      a.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      v.push_back(a);
+    }
+    return nc.constant(DenseElementsAttr::get(type, v));
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  SmallVector<APInt> v;
+  for (double x : values)
+    v.push_back(APInt(width, static_cast<uint64_t>(static_cast<int64_t>(x)),
+                      /*isSigned=*/true, /*implicitTrunc=*/true));
+  return nc.constant(DenseElementsAttr::get(type, v));
+}
+
+/// EyeLike: ones where column - row == k, of dtype (else the input's type).
+LogicalResult eyeLike(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  if (type.getRank() != 2)
+    return nc.fail("expects a 2-D input");
+  Type element = type.getElementType();
+  if (int64_t dtype = nc.getInt("dtype", 0)) {
+    element =
+        convertElementType(nc.b.getContext(), static_cast<int32_t>(dtype));
+    if (!element)
+      return nc.unsupported("dtype " +
+                            dataTypeName(static_cast<int32_t>(dtype)) +
+                            " is not supported");
+  }
+  int64_t k = nc.getInt("k", 0);
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  SmallVector<double> values;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      values.push_back(j - i == k ? 1 : 0);
+  nc.setOutput(
+      0, constantOf(nc, RankedTensorType::get({rows, cols}, element), values));
+  return success();
+}
+
+/// The generalized cosine windows of size N: sum_i (-1)^i a_i cos(2 pi i n /
+/// D), D = N (periodic, the default) or N - 1 (symmetric).
+template <int kind> LogicalResult window(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> size = nc.intInput(0);
+  if (failed(size))
+    return failure();
+  if (size->size() != 1 || (*size)[0] < 0)
+    return nc.fail("expects a non-negative scalar size");
+  int64_t n = (*size)[0];
+  Type element = convertElementType(
+      nc.b.getContext(), static_cast<int32_t>(nc.getInt("output_datatype", 1)));
+  if (!element)
+    return nc.unsupported("output_datatype is not supported");
+  // Hann, Hamming, Blackman.
+  static const double coefficients[3][3] = {
+      {0.5, 0.5, 0}, {25.0 / 46, 21.0 / 46, 0}, {0.42, 0.5, 0.08}};
+  const double *a = coefficients[kind];
+  double d = nc.getInt("periodic", 1) ? double(n) : double(n - 1);
+  SmallVector<double> values;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = 2 * M_PI * double(i) / d;
+    values.push_back(a[0] - a[1] * std::cos(x) + a[2] * std::cos(2 * x));
+  }
+  nc.setOutput(0, constantOf(nc, RankedTensorType::get({n}, element), values));
+  return success();
+}
+
+/// Celu: alpha * elu(x / alpha) = max(0, x) + min(0, alpha (exp(x/alpha) - 1)).
+LogicalResult celu(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto scalarType = RankedTensorType::get({}, nc.inputType(0).getElementType());
+  Value alpha = nc.splat(scalarType, nc.getFloat("alpha", 1.0f));
+  FailureOr<Value> scaled = binaryOf(nc, BinaryKind::Div, nc.input(0), alpha);
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> elu = nc.create<ActivationOp>(
+      {*scaled}, {nc.named("kind", ActivationKindAttr::get(
+                                       nc.b.getContext(), ActivationKind::Elu)),
+                  nc.named("alpha", nc.b.getF32FloatAttr(1.0f))});
+  if (failed(elu))
+    return failure();
+  return nc.result(binaryOf(nc, BinaryKind::Mul, *elu, alpha));
+}
+
+FailureOr<Value> meanOver(NodeContext &nc, Value v, ArrayRef<int64_t> axes) {
+  return nc.create<ReduceOp>(
+      {v}, {nc.named("kind",
+                     ReduceKindAttr::get(nc.b.getContext(), ReduceKind::Mean)),
+            nc.named("axes", nc.i64s(axes)),
+            nc.named("keep_dims", nc.b.getBoolAttr(true))});
+}
+
+/// MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9)
+/// over `axes` (default 0, 2, 3), as ONNX's function body computes it.
+LogicalResult meanVarianceNormalization(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  SmallVector<int64_t> axes = nc.getInts("axes");
+  if (axes.empty())
+    axes = {0, 2, 3};
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> n = nc.axis(a, type.getRank(), "axes");
+    if (failed(n))
+      return failure();
+    a = *n;
+  }
+  llvm::sort(axes);
+  Value x = nc.input(0);
+  FailureOr<Value> mean = meanOver(nc, x, axes);
+  FailureOr<Value> square =
+      failed(mean) ? mean : binaryOf(nc, BinaryKind::Mul, x, x);
+  FailureOr<Value> meanOfSquare =
+      failed(square) ? square : meanOver(nc, *square, axes);
+  FailureOr<Value> squareOfMean =
+      failed(meanOfSquare) ? meanOfSquare
+                           : binaryOf(nc, BinaryKind::Mul, *mean, *mean);
+  FailureOr<Value> variance =
+      failed(squareOfMean)
+          ? squareOfMean
+          : binaryOf(nc, BinaryKind::Sub, *meanOfSquare, *squareOfMean);
+  if (failed(variance))
+    return failure();
+  FailureOr<Value> deviation = nc.create<UnaryOp>(
+      {*variance}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
+                                                        UnaryKind::Sqrt))});
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  FailureOr<Value> denominator = failed(deviation)
+                                     ? deviation
+                                     : binaryOf(nc, BinaryKind::Add, *deviation,
+                                                nc.splat(scalarType, 1e-9));
+  FailureOr<Value> centered = failed(denominator)
+                                  ? denominator
+                                  : binaryOf(nc, BinaryKind::Sub, x, *mean);
+  if (failed(centered))
+    return failure();
+  return nc.result(binaryOf(nc, BinaryKind::Div, *centered, *denominator));
+}
+
+/// OneHot(indices, depth, values = [off, on]): on where the (wrapped) index
+/// equals the position along the new axis, else off.
+LogicalResult oneHot(NodeContext &nc) {
+  if (failed(nc.requireInputs(3)))
+    return failure();
+  FailureOr<SmallVector<double>> depthValue = nc.floatInput(1);
+  if (failed(depthValue))
+    return failure();
+  if (depthValue->size() != 1 || (*depthValue)[0] < 1)
+    return nc.fail("expects a positive scalar depth");
+  int64_t depth = static_cast<int64_t>((*depthValue)[0]);
+  auto indicesType = nc.inputType(0);
+  int64_t rank = indicesType.getRank() + 1;
+  FailureOr<int64_t> axis = nc.axis(nc.getInt("axis", -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  auto valuesType = nc.inputType(2);
+  if (valuesType.getNumElements() != 2)
+    return nc.fail("expects 2 values (off, on)");
+  // Indices as i64 (they may be floats), negative ones wrapped.
+  FailureOr<Value> idx = castOf(nc, nc.input(0), nc.b.getI64Type());
+  if (failed(idx))
+    return failure();
+  auto i64Scalar = RankedTensorType::get({}, nc.b.getI64Type());
+  FailureOr<Value> negative =
+      binaryOf(nc, BinaryKind::Less, *idx, nc.splat(i64Scalar, 0));
+  FailureOr<Value> wrapped =
+      failed(negative)
+          ? negative
+          : binaryOf(nc, BinaryKind::Add, *idx, nc.splat(i64Scalar, depth));
+  if (failed(wrapped))
+    return failure();
+  FailureOr<Value> index = nc.create<SelectOp>({*negative, *wrapped, *idx});
+  if (failed(index))
+    return failure();
+  SmallVector<int64_t> unsqueezed(indicesType.getShape());
+  unsqueezed.insert(unsqueezed.begin() + *axis, 1);
+  index = nc.reshape(*index, unsqueezed);
+  if (failed(index))
+    return failure();
+  SmallVector<int64_t> iotaShape(rank, 1);
+  iotaShape[*axis] = depth;
+  SmallVector<double> iota;
+  for (int64_t i = 0; i < depth; ++i)
+    iota.push_back(double(i));
+  Value positions =
+      constantOf(nc, RankedTensorType::get(iotaShape, nc.b.getI64Type()), iota);
+  FailureOr<Value> hot = binaryOf(nc, BinaryKind::Equal, *index, positions);
+  FailureOr<Value> flat = failed(hot) ? hot : nc.reshape(nc.input(2), {2});
+  if (failed(flat))
+    return failure();
+  FailureOr<Value> off = nc.create<SliceOp>(
+      {*flat}, {nc.named("start", nc.i64s({0})), nc.named("size", nc.i64s({1})),
+                nc.named("stride", nc.i64s({1}))});
+  FailureOr<Value> on =
+      failed(off)
+          ? off
+          : nc.create<SliceOp>({*flat}, {nc.named("start", nc.i64s({1})),
+                                         nc.named("size", nc.i64s({1})),
+                                         nc.named("stride", nc.i64s({1}))});
+  if (failed(on))
+    return failure();
+  return nc.result(nc.create<SelectOp>({*hot, *on, *off}));
+}
+
+/// Reshapes a 1-D per-axis parameter to broadcast along `axis` of a tensor
+/// of `rank` (a scalar stays).
+FailureOr<Value> alongAxis(NodeContext &nc, Value v, int64_t axis,
+                           int64_t rank) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() == 0 || type.getNumElements() == 1)
+    return nc.reshape(v, {});
+  SmallVector<int64_t> shape(rank - axis, 1);
+  shape[0] = type.getNumElements();
+  return nc.reshape(v, shape);
+}
+
+/// The axis of per-axis scales; 0 (unused) for a per-tensor scale, where
+/// the default axis 1 may not exist (a 1-D input).
+FailureOr<int64_t> quantizationAxis(NodeContext &nc, RankedTensorType type) {
+  if (nc.inputType(1).getNumElements() == 1)
+    return int64_t(0);
+  return nc.axis(nc.getInt("axis", 1), type.getRank(), "axis");
+}
+
+/// QuantizeLinear (10, 13's axis): saturate(round(x / scale) + zero_point),
+/// rounding half to even, into the zero point's type (uint8 by default).
+LogicalResult quantizeLinear(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  auto type = nc.inputType(0);
+  Type out =
+      nc.hasInput(2)
+          ? nc.inputType(2).getElementType()
+          : Type(IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
+  if (!out.isUnsignedInteger(8) && !out.isSignlessInteger(8))
+    return nc.unsupported("quantizing to " +
+                          Twine(out.isInteger(16) ? "16" : "") +
+                          "bits other than 8 is not supported");
+  FailureOr<int64_t> axis = quantizationAxis(nc, type);
+  if (failed(axis))
+    return failure();
+  Type f32 = nc.b.getF32Type();
+  FailureOr<Value> x = castOf(nc, nc.input(0), f32);
+  FailureOr<Value> scale =
+      failed(x) ? x : alongAxis(nc, nc.input(1), *axis, type.getRank());
+  if (failed(scale) || failed(scale = castOf(nc, *scale, f32)))
+    return failure();
+  FailureOr<Value> q = binaryOf(nc, BinaryKind::Div, *x, *scale);
+  if (failed(q))
+    return failure();
+  q = nc.create<UnaryOp>(
+      {*q}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
+                                                 UnaryKind::Round))});
+  if (failed(q))
+    return failure();
+  if (nc.hasInput(2)) {
+    FailureOr<Value> zero = alongAxis(nc, nc.input(2), *axis, type.getRank());
+    if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
+        failed(q = binaryOf(nc, BinaryKind::Add, *q, *zero)))
+      return failure();
+  }
+  bool isUnsigned = out.isUnsignedInteger();
+  auto scalarType = RankedTensorType::get({}, f32);
+  q = binaryOf(nc, BinaryKind::Max, *q,
+               nc.splat(scalarType, isUnsigned ? 0 : -128));
+  if (failed(q) ||
+      failed(q = binaryOf(nc, BinaryKind::Min, *q,
+                          nc.splat(scalarType, isUnsigned ? 255 : 127))))
+    return failure();
+  return nc.result(castOf(nc, *q, out));
+}
+
+/// DequantizeLinear (10, 13's axis): (x - zero_point) * scale in f32.
+LogicalResult dequantizeLinear(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  auto type = nc.inputType(0);
+  if (!type.getElementType().isInteger(8) &&
+      !type.getElementType().isInteger(32))
+    return nc.unsupported("dequantizing other than 8- or 32-bit integers is "
+                          "not supported");
+  FailureOr<int64_t> axis = quantizationAxis(nc, type);
+  if (failed(axis))
+    return failure();
+  Type f32 = nc.b.getF32Type();
+  FailureOr<Value> x = castOf(nc, nc.input(0), f32);
+  if (failed(x))
+    return failure();
+  if (nc.hasInput(2)) {
+    FailureOr<Value> zero = alongAxis(nc, nc.input(2), *axis, type.getRank());
+    if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
+        failed(x = binaryOf(nc, BinaryKind::Sub, *x, *zero)))
+      return failure();
+  }
+  FailureOr<Value> scale = alongAxis(nc, nc.input(1), *axis, type.getRank());
+  if (failed(scale))
+    return failure();
+  FailureOr<Value> y = binaryOf(nc, BinaryKind::Mul, *x, *scale);
+  if (failed(y))
+    return failure();
+  return nc.result(castOf(nc, *y, nc.inputType(1).getElementType()));
+}
+
+/// round(v) clamped to [0, 255] and cast to uint8.
+FailureOr<Value> saturateU8(NodeContext &nc, Value v) {
+  auto scalarType = RankedTensorType::get({}, nc.b.getF32Type());
+  FailureOr<Value> r = nc.create<UnaryOp>(
+      {v}, {nc.named("kind",
+                     UnaryKindAttr::get(nc.b.getContext(), UnaryKind::Round))});
+  if (failed(r) ||
+      failed(r = binaryOf(nc, BinaryKind::Max, *r, nc.splat(scalarType, 0))) ||
+      failed(r = binaryOf(nc, BinaryKind::Min, *r, nc.splat(scalarType, 255))))
+    return failure();
+  return castOf(nc, *r,
+                IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
+}
+
+/// DynamicQuantizeLinear: uint8 quantization whose range [min(0, min x),
+/// max(0, max x)] maps to [0, 255]: scale = range / 255, zero point =
+/// saturate(round(-min / scale)), y = saturate(round(x / scale) + zp).
+LogicalResult dynamicQuantizeLinear(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  Value x = nc.input(0);
+  auto type = nc.inputType(0);
+  if (!type.getElementType().isF32())
+    return nc.fail("expects a float input");
+  SmallVector<int64_t> all;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all.push_back(i);
+  auto extreme = [&](ReduceKind kind) {
+    return nc.create<ReduceOp>(
+        {x}, {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), kind)),
+              nc.named("axes", nc.i64s(all))});
+  };
+  auto scalarType = RankedTensorType::get({}, nc.b.getF32Type());
+  Value zero = nc.splat(scalarType, 0);
+  FailureOr<Value> lo = extreme(ReduceKind::Min);
+  FailureOr<Value> hi = failed(lo) ? lo : extreme(ReduceKind::Max);
+  if (failed(hi) || failed(lo = binaryOf(nc, BinaryKind::Min, *lo, zero)) ||
+      failed(hi = binaryOf(nc, BinaryKind::Max, *hi, zero)))
+    return failure();
+  FailureOr<Value> scale = binaryOf(nc, BinaryKind::Sub, *hi, *lo);
+  if (failed(scale) || failed(scale = binaryOf(nc, BinaryKind::Div, *scale,
+                                               nc.splat(scalarType, 255))))
+    return failure();
+  FailureOr<Value> zp = binaryOf(nc, BinaryKind::Sub, zero, *lo);
+  if (failed(zp) || failed(zp = binaryOf(nc, BinaryKind::Div, *zp, *scale)))
+    return failure();
+  FailureOr<Value> zpRounded = nc.create<UnaryOp>(
+      {*zp}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
+                                                  UnaryKind::Round))});
+  FailureOr<Value> zpU8 = failed(zpRounded) ? zpRounded : saturateU8(nc, *zp);
+  FailureOr<Value> y =
+      failed(zpU8) ? zpU8 : binaryOf(nc, BinaryKind::Div, x, *scale);
+  if (failed(y) ||
+      failed(y = nc.create<UnaryOp>(
+                 {*y},
+                 {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
+                                                      UnaryKind::Round))})) ||
+      failed(y = binaryOf(nc, BinaryKind::Add, *y, *zpRounded)))
+    return failure();
+  FailureOr<Value> yU8 = saturateU8(nc, *y);
+  if (failed(yU8))
+    return failure();
+  nc.setOutput(0, *yU8);
+  if (nc.hasOutput(1))
+    nc.setOutput(1, *scale);
+  if (nc.hasOutput(2))
+    nc.setOutput(2, *zpU8);
+  return success();
+}
+
+} // namespace
+
+void mlir::kiln::onnx_import::appendComposedHandlers(
+    std::vector<HandlerEntry> &table) {
+  static const HandlerEntry entries[] = {
+      {"EyeLike", 9, eyeLike},
+      {"HannWindow", 17, window<0>},
+      {"HammingWindow", 17, window<1>},
+      {"BlackmanWindow", 17, window<2>},
+      {"Celu", 12, celu},
+      {"MeanVarianceNormalization", 9, meanVarianceNormalization},
+      {"OneHot", 9, oneHot},
+      {"QuantizeLinear", 10, quantizeLinear},
+      {"DequantizeLinear", 10, dequantizeLinear},
+      {"DynamicQuantizeLinear", 11, dynamicQuantizeLinear},
+  };
+  table.insert(table.end(), std::begin(entries), std::end(entries));
+}
