@@ -38,12 +38,12 @@ torch.manual_seed(0)
 class Wrap(torch.nn.Module):
     """A transformers model with tensor inputs and its first output only."""
 
-    def __init__(self, model, key):
+    def __init__(self, model, key, names=("input_ids",)):
         super().__init__()
-        self.model, self.key = model, key
+        self.model, self.key, self.names = model, key, names
 
     def forward(self, *inputs):
-        out = self.model(*inputs, return_dict=True)
+        out = self.model(**dict(zip(self.names, inputs)), return_dict=True)
         return out[self.key]
 
 
@@ -57,24 +57,37 @@ def image(batch, size):
     return torch.rand(batch, 3, size, size, generator=g)
 
 
+DECODER = ("input_ids", "attention_mask")
+
+
+def ids_and_mask(batch, seq, vocab):
+    """Token ids and an attention mask of ones. The decoders take both: with
+    ids alone, transformers looks for packed sequences with torch.diff,
+    which the TorchScript exporter cannot export."""
+    return ids(batch, seq, vocab), torch.ones(batch, seq, dtype=torch.int64)
+
+
 def hf(name):
     import transformers as t
     small = args.small
+    # Small configs have a small vocabulary too: the embedding table is
+    # most of a 2-layer model's weights.
+    v = {"vocab_size": 1000} if small else {}
     if name == "bert":
         c = t.BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
-                         intermediate_size=128) if small else t.BertConfig()
+                         intermediate_size=128, **v) if small else t.BertConfig()
         return Wrap(t.BertModel(c), "last_hidden_state"), (ids(1, 128, c.vocab_size),)
     if name == "distilbert":
-        c = t.DistilBertConfig(n_layers=2, dim=64, n_heads=2, hidden_dim=128) \
+        c = t.DistilBertConfig(n_layers=2, dim=64, n_heads=2, hidden_dim=128, **v) \
             if small else t.DistilBertConfig()
         return Wrap(t.DistilBertModel(c), "last_hidden_state"), (ids(1, 128, c.vocab_size),)
     if name == "gpt2":
-        c = t.GPT2Config(n_layer=2, n_embd=64, n_head=2) if small else t.GPT2Config()
+        c = t.GPT2Config(n_layer=2, n_embd=64, n_head=2, **v) if small else t.GPT2Config()
         c.use_cache = False
-        return Wrap(t.GPT2Model(c), "last_hidden_state"), (ids(1, 128, c.vocab_size),)
+        return Wrap(t.GPT2Model(c), "last_hidden_state", DECODER), ids_and_mask(1, 128, c.vocab_size)
     if name == "roberta":
         c = t.RobertaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
-                            intermediate_size=128) if small else t.RobertaConfig()
+                            intermediate_size=128, **v) if small else t.RobertaConfig()
         return Wrap(t.RobertaModel(c), "last_hidden_state"), (ids(1, 128, 1000),)
     if name == "llama":  # RMSNorm, SwiGLU, rotary embeddings, causal mask
         c = t.LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
@@ -83,12 +96,21 @@ def hf(name):
                                         num_attention_heads=8, num_key_value_heads=8,
                                         intermediate_size=1376, vocab_size=32000)
         c.use_cache = False
-        return Wrap(t.LlamaModel(c), "last_hidden_state"), (ids(1, 128, 1000),)
+        return Wrap(t.LlamaModel(c), "last_hidden_state", DECODER), ids_and_mask(1, 128, 1000)
     if name == "t5-encoder":
-        c = t.T5Config(num_layers=2, d_model=64, num_heads=2, d_ff=128, d_kv=32) \
+        c = t.T5Config(num_layers=2, d_model=64, num_heads=2, d_ff=128, d_kv=32, **v) \
             if small else t.T5Config()
         return Wrap(t.T5EncoderModel(c), "last_hidden_state"), (ids(1, 128, 1000),)
     raise KeyError(name)
+
+
+def random_head(vit):
+    """torchvision initializes ViT's classifier to zeros, which would make
+    every output 0: random weights instead, so that the output says
+    something."""
+    torch.nn.init.normal_(vit.heads.head.weight, std=0.02)
+    torch.nn.init.normal_(vit.heads.head.bias, std=0.02)
+    return vit
 
 
 def tv(name):
@@ -97,8 +119,8 @@ def tv(name):
         if args.small:
             net = m.VisionTransformer(image_size=32, patch_size=16, num_layers=2,
                                       num_heads=2, hidden_dim=64, mlp_dim=128)
-            return net, (image(1, 32),)
-        return m.vit_b_16(weights=None), (image(1, 224),)
+            return random_head(net), (image(1, 32),)
+        return random_head(m.vit_b_16(weights=None)), (image(1, 224),)
     net = {"resnet50": m.resnet50, "mobilenetv2": m.mobilenet_v2,
            "efficientnet": m.efficientnet_b0, "convnext": m.convnext_tiny,
            "deeplabv3": m.segmentation.deeplabv3_mobilenet_v3_large}[name]
