@@ -19,11 +19,6 @@ using namespace mlir::kiln::onnx_import;
 
 namespace {
 
-FailureOr<Value> binaryOf(NodeContext &nc, BinaryKind kind, Value a, Value b) {
-  return nc.create<BinaryOp>(
-      {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
-}
-
 FailureOr<Value> castOf(NodeContext &nc, Value v, Type element) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getElementType() == element)
@@ -116,7 +111,7 @@ LogicalResult celu(NodeContext &nc) {
     return failure();
   auto scalarType = RankedTensorType::get({}, nc.inputType(0).getElementType());
   Value alpha = nc.splat(scalarType, nc.getFloat("alpha", 1.0f));
-  FailureOr<Value> scaled = binaryOf(nc, BinaryKind::Div, nc.input(0), alpha);
+  FailureOr<Value> scaled = nc.binary(BinaryKind::Div, nc.input(0), alpha);
   if (failed(scaled))
     return failure();
   FailureOr<Value> elu = nc.create<ActivationOp>(
@@ -125,7 +120,7 @@ LogicalResult celu(NodeContext &nc) {
                   nc.named("alpha", nc.b.getF32FloatAttr(1.0f))});
   if (failed(elu))
     return failure();
-  return nc.result(binaryOf(nc, BinaryKind::Mul, *elu, alpha));
+  return nc.result(nc.binary(BinaryKind::Mul, *elu, alpha));
 }
 
 FailureOr<Value> meanOver(NodeContext &nc, Value v, ArrayRef<int64_t> axes) {
@@ -155,32 +150,31 @@ LogicalResult meanVarianceNormalization(NodeContext &nc) {
   Value x = nc.input(0);
   FailureOr<Value> mean = meanOver(nc, x, axes);
   FailureOr<Value> square =
-      failed(mean) ? mean : binaryOf(nc, BinaryKind::Mul, x, x);
+      failed(mean) ? mean : nc.binary(BinaryKind::Mul, x, x);
   FailureOr<Value> meanOfSquare =
       failed(square) ? square : meanOver(nc, *square, axes);
   FailureOr<Value> squareOfMean =
       failed(meanOfSquare) ? meanOfSquare
-                           : binaryOf(nc, BinaryKind::Mul, *mean, *mean);
+                           : nc.binary(BinaryKind::Mul, *mean, *mean);
   FailureOr<Value> variance =
       failed(squareOfMean)
           ? squareOfMean
-          : binaryOf(nc, BinaryKind::Sub, *meanOfSquare, *squareOfMean);
+          : nc.binary(BinaryKind::Sub, *meanOfSquare, *squareOfMean);
   if (failed(variance))
     return failure();
   FailureOr<Value> deviation = nc.create<UnaryOp>(
       {*variance}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
                                                         UnaryKind::Sqrt))});
   auto scalarType = RankedTensorType::get({}, type.getElementType());
-  FailureOr<Value> denominator = failed(deviation)
-                                     ? deviation
-                                     : binaryOf(nc, BinaryKind::Add, *deviation,
-                                                nc.splat(scalarType, 1e-9));
-  FailureOr<Value> centered = failed(denominator)
-                                  ? denominator
-                                  : binaryOf(nc, BinaryKind::Sub, x, *mean);
+  FailureOr<Value> denominator =
+      failed(deviation)
+          ? deviation
+          : nc.binary(BinaryKind::Add, *deviation, nc.splat(scalarType, 1e-9));
+  FailureOr<Value> centered =
+      failed(denominator) ? denominator : nc.binary(BinaryKind::Sub, x, *mean);
   if (failed(centered))
     return failure();
-  return nc.result(binaryOf(nc, BinaryKind::Div, *centered, *denominator));
+  return nc.result(nc.binary(BinaryKind::Div, *centered, *denominator));
 }
 
 /// OneHot(indices, depth, values = [off, on]): on where the (wrapped) index
@@ -208,11 +202,11 @@ LogicalResult oneHot(NodeContext &nc) {
     return failure();
   auto i64Scalar = RankedTensorType::get({}, nc.b.getI64Type());
   FailureOr<Value> negative =
-      binaryOf(nc, BinaryKind::Less, *idx, nc.splat(i64Scalar, 0));
+      nc.binary(BinaryKind::Less, *idx, nc.splat(i64Scalar, 0));
   FailureOr<Value> wrapped =
       failed(negative)
           ? negative
-          : binaryOf(nc, BinaryKind::Add, *idx, nc.splat(i64Scalar, depth));
+          : nc.binary(BinaryKind::Add, *idx, nc.splat(i64Scalar, depth));
   if (failed(wrapped))
     return failure();
   FailureOr<Value> index = nc.create<SelectOp>({*negative, *wrapped, *idx});
@@ -230,7 +224,7 @@ LogicalResult oneHot(NodeContext &nc) {
     iota.push_back(double(i));
   Value positions =
       constantOf(nc, RankedTensorType::get(iotaShape, nc.b.getI64Type()), iota);
-  FailureOr<Value> hot = binaryOf(nc, BinaryKind::Equal, *index, positions);
+  FailureOr<Value> hot = nc.binary(BinaryKind::Equal, *index, positions);
   FailureOr<Value> flat = failed(hot) ? hot : nc.reshape(nc.input(2), {2});
   if (failed(flat))
     return failure();
@@ -291,7 +285,7 @@ LogicalResult quantizeLinear(NodeContext &nc) {
       failed(x) ? x : alongAxis(nc, nc.input(1), *axis, type.getRank());
   if (failed(scale) || failed(scale = castOf(nc, *scale, f32)))
     return failure();
-  FailureOr<Value> q = binaryOf(nc, BinaryKind::Div, *x, *scale);
+  FailureOr<Value> q = nc.binary(BinaryKind::Div, *x, *scale);
   if (failed(q))
     return failure();
   q = nc.create<UnaryOp>(
@@ -302,16 +296,16 @@ LogicalResult quantizeLinear(NodeContext &nc) {
   if (nc.hasInput(2)) {
     FailureOr<Value> zero = alongAxis(nc, nc.input(2), *axis, type.getRank());
     if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
-        failed(q = binaryOf(nc, BinaryKind::Add, *q, *zero)))
+        failed(q = nc.binary(BinaryKind::Add, *q, *zero)))
       return failure();
   }
   bool isUnsigned = out.isUnsignedInteger();
   auto scalarType = RankedTensorType::get({}, f32);
-  q = binaryOf(nc, BinaryKind::Max, *q,
-               nc.splat(scalarType, isUnsigned ? 0 : -128));
+  q = nc.binary(BinaryKind::Max, *q,
+                nc.splat(scalarType, isUnsigned ? 0 : -128));
   if (failed(q) ||
-      failed(q = binaryOf(nc, BinaryKind::Min, *q,
-                          nc.splat(scalarType, isUnsigned ? 255 : 127))))
+      failed(q = nc.binary(BinaryKind::Min, *q,
+                           nc.splat(scalarType, isUnsigned ? 255 : 127))))
     return failure();
   return nc.result(castOf(nc, *q, out));
 }
@@ -335,13 +329,13 @@ LogicalResult dequantizeLinear(NodeContext &nc) {
   if (nc.hasInput(2)) {
     FailureOr<Value> zero = alongAxis(nc, nc.input(2), *axis, type.getRank());
     if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
-        failed(x = binaryOf(nc, BinaryKind::Sub, *x, *zero)))
+        failed(x = nc.binary(BinaryKind::Sub, *x, *zero)))
       return failure();
   }
   FailureOr<Value> scale = alongAxis(nc, nc.input(1), *axis, type.getRank());
   if (failed(scale))
     return failure();
-  FailureOr<Value> y = binaryOf(nc, BinaryKind::Mul, *x, *scale);
+  FailureOr<Value> y = nc.binary(BinaryKind::Mul, *x, *scale);
   if (failed(y))
     return failure();
   return nc.result(castOf(nc, *y, nc.inputType(1).getElementType()));
@@ -354,8 +348,8 @@ FailureOr<Value> saturateU8(NodeContext &nc, Value v) {
       {v}, {nc.named("kind",
                      UnaryKindAttr::get(nc.b.getContext(), UnaryKind::Round))});
   if (failed(r) ||
-      failed(r = binaryOf(nc, BinaryKind::Max, *r, nc.splat(scalarType, 0))) ||
-      failed(r = binaryOf(nc, BinaryKind::Min, *r, nc.splat(scalarType, 255))))
+      failed(r = nc.binary(BinaryKind::Max, *r, nc.splat(scalarType, 0))) ||
+      failed(r = nc.binary(BinaryKind::Min, *r, nc.splat(scalarType, 255))))
     return failure();
   return castOf(nc, *r,
                 IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
@@ -383,28 +377,28 @@ LogicalResult dynamicQuantizeLinear(NodeContext &nc) {
   Value zero = nc.splat(scalarType, 0);
   FailureOr<Value> lo = extreme(ReduceKind::Min);
   FailureOr<Value> hi = failed(lo) ? lo : extreme(ReduceKind::Max);
-  if (failed(hi) || failed(lo = binaryOf(nc, BinaryKind::Min, *lo, zero)) ||
-      failed(hi = binaryOf(nc, BinaryKind::Max, *hi, zero)))
+  if (failed(hi) || failed(lo = nc.binary(BinaryKind::Min, *lo, zero)) ||
+      failed(hi = nc.binary(BinaryKind::Max, *hi, zero)))
     return failure();
-  FailureOr<Value> scale = binaryOf(nc, BinaryKind::Sub, *hi, *lo);
-  if (failed(scale) || failed(scale = binaryOf(nc, BinaryKind::Div, *scale,
-                                               nc.splat(scalarType, 255))))
+  FailureOr<Value> scale = nc.binary(BinaryKind::Sub, *hi, *lo);
+  if (failed(scale) || failed(scale = nc.binary(BinaryKind::Div, *scale,
+                                                nc.splat(scalarType, 255))))
     return failure();
-  FailureOr<Value> zp = binaryOf(nc, BinaryKind::Sub, zero, *lo);
-  if (failed(zp) || failed(zp = binaryOf(nc, BinaryKind::Div, *zp, *scale)))
+  FailureOr<Value> zp = nc.binary(BinaryKind::Sub, zero, *lo);
+  if (failed(zp) || failed(zp = nc.binary(BinaryKind::Div, *zp, *scale)))
     return failure();
   FailureOr<Value> zpRounded = nc.create<UnaryOp>(
       {*zp}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
                                                   UnaryKind::Round))});
   FailureOr<Value> zpU8 = failed(zpRounded) ? zpRounded : saturateU8(nc, *zp);
   FailureOr<Value> y =
-      failed(zpU8) ? zpU8 : binaryOf(nc, BinaryKind::Div, x, *scale);
+      failed(zpU8) ? zpU8 : nc.binary(BinaryKind::Div, x, *scale);
   if (failed(y) ||
       failed(y = nc.create<UnaryOp>(
                  {*y},
                  {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
                                                       UnaryKind::Round))})) ||
-      failed(y = binaryOf(nc, BinaryKind::Add, *y, *zpRounded)))
+      failed(y = nc.binary(BinaryKind::Add, *y, *zpRounded)))
     return failure();
   FailureOr<Value> yU8 = saturateU8(nc, *y);
   if (failed(yU8))

@@ -47,18 +47,12 @@ template <BinaryKind kind> LogicalResult binary(NodeContext &nc) {
       {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))}));
 }
 
-FailureOr<Value> makeBinary(NodeContext &nc, BinaryKind kind, Value a,
-                            Value b) {
-  return nc.create<BinaryOp>(
-      {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
-}
-
 /// Mod: fmod = 1 is C fmod (floats), 0 the floored integer remainder.
 LogicalResult mod(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   BinaryKind kind = nc.getInt("fmod", 0) ? BinaryKind::FMod : BinaryKind::Mod;
-  return nc.result(makeBinary(nc, kind, nc.input(0), nc.input(1)));
+  return nc.result(nc.binary(kind, nc.input(0), nc.input(1)));
 }
 
 /// Sum, Max, Min (and Mean, which divides by the count): a left fold.
@@ -68,7 +62,7 @@ LogicalResult variadic(NodeContext &nc) {
     return nc.fail("expects at least one input");
   Value acc = nc.input(0);
   for (unsigned i = 1; i < nc.numInputs(); ++i) {
-    FailureOr<Value> r = makeBinary(nc, kind, acc, nc.input(i));
+    FailureOr<Value> r = nc.binary(kind, acc, nc.input(i));
     if (failed(r))
       return failure();
     acc = *r;
@@ -77,7 +71,7 @@ LogicalResult variadic(NodeContext &nc) {
     auto type = cast<RankedTensorType>(acc.getType());
     Value count = nc.splat(RankedTensorType::get({}, type.getElementType()),
                            static_cast<double>(nc.numInputs()));
-    FailureOr<Value> r = makeBinary(nc, BinaryKind::Div, acc, count);
+    FailureOr<Value> r = nc.binary(BinaryKind::Div, acc, count);
     if (failed(r))
       return failure();
     acc = *r;
@@ -157,9 +151,9 @@ LogicalResult bitShift(NodeContext &nc) {
   if (direction != "LEFT" && direction != "RIGHT")
     return nc.fail("direction '" + direction +
                    "' is not supported (expected LEFT or RIGHT)");
-  return nc.result(makeBinary(
-      nc, direction == "LEFT" ? BinaryKind::ShiftLeft : BinaryKind::ShiftRight,
-      nc.input(0), nc.input(1)));
+  return nc.result(nc.binary(direction == "LEFT" ? BinaryKind::ShiftLeft
+                                                 : BinaryKind::ShiftRight,
+                             nc.input(0), nc.input(1)));
 }
 
 /// Gelu-20: approximate "none" (x/2 * (1 + erf(x/sqrt(2)))) or "tanh".
@@ -193,13 +187,13 @@ LogicalResult clip(NodeContext &nc) {
              (nc.hasInput(2) && !nc.isConstantInput(2))) {
     Value y = nc.input(0);
     if (nc.hasInput(1)) {
-      FailureOr<Value> r = makeBinary(nc, BinaryKind::Max, y, nc.input(1));
+      FailureOr<Value> r = nc.binary(BinaryKind::Max, y, nc.input(1));
       if (failed(r))
         return failure();
       y = *r;
     }
     if (nc.hasInput(2)) {
-      FailureOr<Value> r = makeBinary(nc, BinaryKind::Min, y, nc.input(2));
+      FailureOr<Value> r = nc.binary(BinaryKind::Min, y, nc.input(2));
       if (failed(r))
         return failure();
       y = *r;
@@ -256,7 +250,7 @@ LogicalResult pow(NodeContext &nc) {
       failed(base) ? FailureOr<Value>(failure()) : castTo(*rhs, expType);
   if (failed(exponent))
     return failure();
-  FailureOr<Value> r = makeBinary(nc, BinaryKind::Pow, *base, *exponent);
+  FailureOr<Value> r = nc.binary(BinaryKind::Pow, *base, *exponent);
   if (failed(r))
     return failure();
   if (compute != element) {
@@ -289,10 +283,10 @@ LogicalResult prelu(NodeContext &nc) {
     slope = *r;
   }
   Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0.0);
-  FailureOr<Value> negative = makeBinary(nc, BinaryKind::Less, x, zero);
+  FailureOr<Value> negative = nc.binary(BinaryKind::Less, x, zero);
   FailureOr<Value> scaled = failed(negative)
                                 ? FailureOr<Value>(failure())
-                                : makeBinary(nc, BinaryKind::Mul, x, slope);
+                                : nc.binary(BinaryKind::Mul, x, slope);
   if (failed(scaled))
     return failure();
   return nc.result(nc.create<SelectOp>({*negative, *scaled, x}));
@@ -331,13 +325,13 @@ LogicalResult shrink(NodeContext &nc) {
   double lambd = nc.getFloat("lambd", 0.5f), bias = nc.getFloat("bias", 0.0f);
   Value x = nc.input(0);
   FailureOr<Value> below =
-      makeBinary(nc, BinaryKind::Less, x, nc.splat(scalarType, -lambd));
+      nc.binary(BinaryKind::Less, x, nc.splat(scalarType, -lambd));
   FailureOr<Value> above =
-      makeBinary(nc, BinaryKind::Greater, x, nc.splat(scalarType, lambd));
+      nc.binary(BinaryKind::Greater, x, nc.splat(scalarType, lambd));
   FailureOr<Value> up =
-      makeBinary(nc, BinaryKind::Add, x, nc.splat(scalarType, bias));
+      nc.binary(BinaryKind::Add, x, nc.splat(scalarType, bias));
   FailureOr<Value> down =
-      makeBinary(nc, BinaryKind::Sub, x, nc.splat(scalarType, bias));
+      nc.binary(BinaryKind::Sub, x, nc.splat(scalarType, bias));
   if (failed(below) || failed(above) || failed(up) || failed(down))
     return failure();
   FailureOr<Value> inner =
@@ -350,8 +344,7 @@ LogicalResult shrink(NodeContext &nc) {
 LogicalResult isNaN(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
-  FailureOr<Value> eq =
-      makeBinary(nc, BinaryKind::Equal, nc.input(0), nc.input(0));
+  FailureOr<Value> eq = nc.binary(BinaryKind::Equal, nc.input(0), nc.input(0));
   if (failed(eq))
     return failure();
   return unaryOn(nc, UnaryKind::Not, *eq);
@@ -372,11 +365,11 @@ LogicalResult isInf(NodeContext &nc) {
       continue;
     Value inf =
         nc.splat(scalarType, sign * std::numeric_limits<double>::infinity());
-    FailureOr<Value> eq = makeBinary(nc, BinaryKind::Equal, nc.input(0), inf);
+    FailureOr<Value> eq = nc.binary(BinaryKind::Equal, nc.input(0), inf);
     if (failed(eq))
       return failure();
     if (result) {
-      FailureOr<Value> either = makeBinary(nc, BinaryKind::Or, result, *eq);
+      FailureOr<Value> either = nc.binary(BinaryKind::Or, result, *eq);
       if (failed(either))
         return failure();
       result = *either;

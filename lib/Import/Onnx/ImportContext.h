@@ -105,6 +105,8 @@ public:
     state.addTypes(resultType);
     return finish(state);
   }
+  /// A kiln.binary of `kind` (numpy broadcasting).
+  FailureOr<Value> binary(BinaryKind kind, Value lhs, Value rhs);
   /// `v` reshaped to `shape` (v itself when it has that shape).
   FailureOr<Value> reshape(Value v, ArrayRef<int64_t> shape);
   /// A kiln.constant.

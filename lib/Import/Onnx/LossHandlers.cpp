@@ -15,11 +15,6 @@ using namespace mlir::kiln::onnx_import;
 
 namespace {
 
-FailureOr<Value> binaryOf(NodeContext &nc, BinaryKind kind, Value a, Value b) {
-  return nc.create<BinaryOp>(
-      {a, b}, {nc.named("kind", BinaryKindAttr::get(nc.b.getContext(), kind))});
-}
-
 FailureOr<Value> sumAll(NodeContext &nc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() == 0)
@@ -48,7 +43,7 @@ FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target,
     int64_t ignore = nc.getInt("ignore_index", 0);
     Value ignored = nc.splat(RankedTensorType::get({}, ttype.getElementType()),
                              static_cast<double>(ignore));
-    FailureOr<Value> eq = binaryOf(nc, BinaryKind::Equal, target, ignored);
+    FailureOr<Value> eq = nc.binary(BinaryKind::Equal, target, ignored);
     if (failed(eq))
       return failure();
     FailureOr<Value> notEq = nc.create<UnaryOp>(
@@ -99,7 +94,7 @@ FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target,
       {*score}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
                                                      UnaryKind::Neg))});
   FailureOr<Value> loss = failed(neg) ? FailureOr<Value>(failure())
-                                      : binaryOf(nc, BinaryKind::Mul, *neg, w);
+                                      : nc.binary(BinaryKind::Mul, *neg, w);
   if (failed(loss))
     return failure();
   std::string reduction = nc.getString("reduction", "mean");
@@ -113,7 +108,7 @@ FailureOr<Value> nllLoss(NodeContext &nc, Value logp, Value target,
   FailureOr<Value> weightSum = sumAll(nc, w);
   if (failed(weightSum))
     return failure();
-  return binaryOf(nc, BinaryKind::Div, *total, *weightSum);
+  return nc.binary(BinaryKind::Div, *total, *weightSum);
 }
 
 LogicalResult negativeLogLikelihood(NodeContext &nc) {

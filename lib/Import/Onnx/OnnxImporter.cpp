@@ -343,6 +343,11 @@ Value NodeContext::constant(ElementsAttr value) {
   return ConstantOp::create(b, loc, value);
 }
 
+FailureOr<Value> NodeContext::binary(BinaryKind kind, Value lhs, Value rhs) {
+  return create<BinaryOp>(
+      {lhs, rhs}, {named("kind", BinaryKindAttr::get(b.getContext(), kind))});
+}
+
 Value NodeContext::splat(RankedTensorType type, double value) {
   Type element = type.getElementType();
   Attribute scalar;

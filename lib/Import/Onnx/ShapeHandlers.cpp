@@ -516,10 +516,6 @@ LogicalResult gatherND(NodeContext &nc) {
                      Twine(indices.getDimSize(i)) + ", data " +
                      Twine(data.getDimSize(i)));
   MLIRContext *ctx = nc.b.getContext();
-  auto binary = [&](BinaryKind kind, Value x, Value y) {
-    return nc.create<BinaryOp>(
-        {x, y}, {nc.named("kind", BinaryKindAttr::get(ctx, kind))});
-  };
   Value idx = nc.input(1);
   if (!indices.getElementType().isInteger(64)) {
     FailureOr<Value> wide = nc.createTyped<CastOp>(
@@ -535,16 +531,16 @@ LogicalResult gatherND(NodeContext &nc) {
     strides[j] = strides[j + 1] * dims[j + 1];
   int64_t inner = strides[0] * dims[0];
   FailureOr<Value> negative =
-      binary(BinaryKind::Less, idx, i64Constant(nc, {}, {0}));
+      nc.binary(BinaryKind::Less, idx, i64Constant(nc, {}, {0}));
   FailureOr<Value> wrapped =
-      binary(BinaryKind::Add, idx, i64Constant(nc, {k}, dims));
+      nc.binary(BinaryKind::Add, idx, i64Constant(nc, {k}, dims));
   if (failed(negative) || failed(wrapped))
     return failure();
   FailureOr<Value> positive = nc.create<SelectOp>({*negative, *wrapped, idx});
   if (failed(positive))
     return failure();
   FailureOr<Value> weighted =
-      binary(BinaryKind::Mul, *positive, i64Constant(nc, {k}, strides));
+      nc.binary(BinaryKind::Mul, *positive, i64Constant(nc, {k}, strides));
   if (failed(weighted))
     return failure();
   FailureOr<Value> linear = nc.create<ReduceOp>(
@@ -562,7 +558,8 @@ LogicalResult gatherND(NodeContext &nc) {
     SmallVector<int64_t> offsets;
     for (int64_t i = 0; i < batches; ++i)
       offsets.push_back(i * inner);
-    linear = binary(BinaryKind::Add, *linear, i64Constant(nc, shape, offsets));
+    linear =
+        nc.binary(BinaryKind::Add, *linear, i64Constant(nc, shape, offsets));
     if (failed(linear))
       return failure();
   }
