@@ -572,6 +572,46 @@ LogicalResult gatherND(NodeContext &nc) {
       {*table, *linear}, {nc.named("axis", nc.b.getI64IntegerAttr(0))}));
 }
 
+/// Compress with a constant condition: a Gather of the positions where it
+/// holds, along `axis` (of the flattened input when there is none). The
+/// result's shape depends on the condition's values, so it must be known.
+LogicalResult compress(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  FailureOr<SmallVector<double>> condition = nc.floatInput(1);
+  if (failed(condition))
+    return failure();
+  auto type = nc.inputType(0);
+  Value x = nc.input(0);
+  int64_t axis = 0;
+  if (nc.hasAttr("axis")) {
+    FailureOr<int64_t> a =
+        nc.axis(nc.getInt("axis", 0), type.getRank(), "axis");
+    if (failed(a))
+      return failure();
+    axis = *a;
+  } else {
+    FailureOr<Value> flat = nc.reshape(x, {type.getNumElements()});
+    if (failed(flat))
+      return failure();
+    x = *flat;
+  }
+  int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(axis);
+  if (static_cast<int64_t>(condition->size()) > size)
+    return nc.fail("condition has " + Twine(condition->size()) +
+                   " entries, more than the " + Twine(size) + " along axis " +
+                   Twine(axis));
+  SmallVector<int64_t> kept;
+  for (auto [i, c] : llvm::enumerate(*condition))
+    if (c != 0)
+      kept.push_back(static_cast<int64_t>(i));
+  if (kept.empty())
+    return nc.unsupported("the condition selects nothing (an empty result)");
+  return nc.result(nc.create<GatherOp>(
+      {x, i64Constant(nc, {static_cast<int64_t>(kept.size())}, kept)},
+      {nc.named("axis", nc.b.getI64IntegerAttr(axis))}));
+}
+
 /// Expand: broadcast to the constant shape, as a select whose (all true)
 /// condition has that shape.
 LogicalResult expand(NodeContext &nc) {
@@ -932,6 +972,7 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Gather", 1, gather<GatherOp>},
       {"GatherElements", 11, gather<GatherElementsOp>},
       {"GatherND", 11, gatherND},
+      {"Compress", 9, compress},
       {"Resize", 10, resize},
       {"Upsample", 9, resize},
       {"Expand", 8, expand},
