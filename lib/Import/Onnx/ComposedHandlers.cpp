@@ -273,9 +273,8 @@ LogicalResult quantizeLinear(NodeContext &nc) {
           ? nc.inputType(2).getElementType()
           : Type(IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
   if (!out.isUnsignedInteger(8) && !out.isSignlessInteger(8))
-    return nc.unsupported("quantizing to " +
-                          Twine(out.isInteger(16) ? "16" : "") +
-                          "bits other than 8 is not supported");
+    return nc.unsupported(
+        "quantizing to types other than 8-bit integers is not supported");
   FailureOr<int64_t> axis = quantizationAxis(nc, type);
   if (failed(axis))
     return failure();
@@ -341,14 +340,11 @@ LogicalResult dequantizeLinear(NodeContext &nc) {
   return nc.result(castOf(nc, *y, nc.inputType(1).getElementType()));
 }
 
-/// round(v) clamped to [0, 255] and cast to uint8.
+/// `v` (already whole numbers) clamped to [0, 255] and cast to uint8.
 FailureOr<Value> saturateU8(NodeContext &nc, Value v) {
   auto scalarType = RankedTensorType::get({}, nc.b.getF32Type());
-  FailureOr<Value> r = nc.create<UnaryOp>(
-      {v}, {nc.named("kind",
-                     UnaryKindAttr::get(nc.b.getContext(), UnaryKind::Round))});
+  FailureOr<Value> r = nc.binary(BinaryKind::Max, v, nc.splat(scalarType, 0));
   if (failed(r) ||
-      failed(r = nc.binary(BinaryKind::Max, *r, nc.splat(scalarType, 0))) ||
       failed(r = nc.binary(BinaryKind::Min, *r, nc.splat(scalarType, 255))))
     return failure();
   return castOf(nc, *r,
@@ -390,7 +386,8 @@ LogicalResult dynamicQuantizeLinear(NodeContext &nc) {
   FailureOr<Value> zpRounded = nc.create<UnaryOp>(
       {*zp}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
                                                   UnaryKind::Round))});
-  FailureOr<Value> zpU8 = failed(zpRounded) ? zpRounded : saturateU8(nc, *zp);
+  FailureOr<Value> zpU8 =
+      failed(zpRounded) ? zpRounded : saturateU8(nc, *zpRounded);
   FailureOr<Value> y =
       failed(zpU8) ? zpU8 : nc.binary(BinaryKind::Div, x, *scale);
   if (failed(y) ||
