@@ -24,10 +24,11 @@ namespace {
 
 using UnaryFn = llvm::function_ref<Value(OpBuilder &, Location, Value)>;
 
-/// Runs `fn` on `x` in f32 when x is a 16-bit float.
+/// Runs `fn` on `x` in f32 when x is a 16-bit float (f32 and f64 run in
+/// their own type).
 Value inF32(OpBuilder &b, Location loc, Value x, UnaryFn fn) {
   Type type = x.getType();
-  if (type.isF32() || !isa<FloatType>(type))
+  if (!isa<FloatType>(type) || type.getIntOrFloatBitWidth() >= 32)
     return fn(b, loc, x);
   Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
   return arith::TruncFOp::create(b, loc, type, fn(b, loc, wide));
@@ -35,6 +36,31 @@ Value inF32(OpBuilder &b, Location loc, Value x, UnaryFn fn) {
 
 Value cst(OpBuilder &b, Location loc, Value like, double v) {
   return scalar(b, loc, like.getType(), v);
+}
+
+/// Floored remainder of floats (ONNX Mod with fmod = 0): the truncated
+/// remainder, moved by y where its sign differs from y's; a zero takes y's
+/// sign. NaN and infinite operands follow remf (an infinite y leaves a
+/// finite x of its sign as it is, and x + y = y otherwise).
+Value flooredRemF(OpBuilder &b, Location loc, Value x, Value y) {
+  return inF32(b, loc, x, [&](OpBuilder &b, Location loc, Value xf) -> Value {
+    Value yf = xf.getType() == y.getType()
+                   ? y
+                   : Value(arith::ExtFOp::create(b, loc, xf.getType(), y));
+    Value r = arith::RemFOp::create(b, loc, xf, yf);
+    Value zero = cst(b, loc, r, 0);
+    Value isZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, r, zero);
+    Value rNeg =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    Value yNeg =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, yf, zero);
+    Value differ = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+    Value moved = arith::SelectOp::create(
+        b, loc, differ, arith::AddFOp::create(b, loc, r, yf), r);
+    return arith::SelectOp::create(
+        b, loc, isZero, math::CopySignOp::create(b, loc, zero, yf), moved);
+  });
 }
 
 Value exp(OpBuilder &b, Location loc, Value x) {
@@ -289,6 +315,8 @@ Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y,
   case BinaryKind::Mod: {
     if (isUnsigned) // no signs to fix
       return arith::RemUIOp::create(b, loc, x, y);
+    if (isa<FloatType>(x.getType()))
+      return flooredRemF(b, loc, x, y);
     // Floored: the result takes the divisor's sign.
     Value r = arith::RemSIOp::create(b, loc, x, y);
     Value zero = cst(b, loc, x, 0);
@@ -315,10 +343,15 @@ Value binary(OpBuilder &b, Location loc, BinaryKind kind, Value x, Value y,
                         ? Value(arith::ShLIOp::create(b, loc, x, y))
                     : isUnsigned ? Value(arith::ShRUIOp::create(b, loc, x, y))
                                  : Value(arith::ShRSIOp::create(b, loc, x, y));
-    Value inRange = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, y,
-        cst(b, loc, y, x.getType().getIntOrFloatBitWidth()));
-    return arith::SelectOp::create(b, loc, inRange, shifted, cst(b, loc, x, 0));
+    // A signed right shift out of range fills with the sign bit.
+    unsigned width = x.getType().getIntOrFloatBitWidth();
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y,
+                                          cst(b, loc, y, width));
+    Value outOfRange = kind == BinaryKind::ShiftRight && !isUnsigned
+                           ? Value(arith::ShRSIOp::create(
+                                 b, loc, x, cst(b, loc, x, width - 1)))
+                           : cst(b, loc, x, 0);
+    return arith::SelectOp::create(b, loc, inRange, shifted, outOfRange);
   }
   default:
     return compare(b, loc, kind, x, y, isUnsigned);

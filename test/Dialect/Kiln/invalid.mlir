@@ -392,9 +392,9 @@ func.func @binary_and(%a: tensor<3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @binary_mod_float(%a: tensor<3xf32>, %b: tensor<3xf32>) {
-  // expected-error @+1 {{'kiln.binary' op 'mod' expects integer elements (use 'fmod' for floating point)}}
-  %y = kiln.binary mod %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+func.func @binary_mod_bool(%a: tensor<3xi1>, %b: tensor<3xi1>) {
+  // expected-error @+1 {{'kiln.binary' op 'mod' expects numeric elements}}
+  %y = kiln.binary mod %a, %b : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
   return
 }
 

@@ -321,8 +321,15 @@ std::optional<Literal> evalBinary(BinaryOp op, const Literal &a,
       case BinaryKind::FMod:
         r = std::fmod(x, y);
         break;
+      case BinaryKind::Mod: // floored: the result takes the divisor's sign
+        r = std::fmod(x, y);
+        if (r != 0 && std::signbit(r) != std::signbit(y))
+          r += y;
+        else if (r == 0)
+          r = std::copysign(0.0, y);
+        break;
       default:
-        return std::nullopt; // mod, and/or/xor take no floats
+        return std::nullopt; // and/or/xor take no floats
       }
       out.f[k] = r;
     }

@@ -149,11 +149,6 @@ LogicalResult BinaryOp::verify() {
       return emitOpError() << "'" << name << "' expects integer elements";
     return success();
   case BinaryKind::Mod:
-    if (isBool || isFloat)
-      return emitOpError() << "'" << name
-                           << "' expects integer elements (use 'fmod' for "
-                              "floating point)";
-    return success();
   case BinaryKind::FMod:
     if (isBool)
       return emitOpError() << "'" << name << "' expects numeric elements";
