@@ -400,13 +400,16 @@ struct LowerArgReduce : OpRewritePattern<ArgReduceOp> {
   }
 };
 
-/// One generic over the result's dims and a reduction dim `j` along the
-/// axis: result[i] = sum over j of (j <= i ? x[j] : 0) (the comparison
-/// flips with `reverse` and becomes strict with `exclusive`). Quadratic in
-/// the axis length, which is a sequence length where exporters use it.
-struct LowerCumSum : OpRewritePattern<CumSumOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CumSumOp op,
+/// kiln.cumsum and kiln.cumprod: one generic over the result's dims and a
+/// reduction dim `j` along the axis: result[i] = sum over j of
+/// (j <= i ? x[j] : 0), or the product of (j <= i ? x[j] : 1) (the
+/// comparison flips with `reverse` and becomes strict with `exclusive`).
+/// Quadratic in the axis length, which is a sequence length where
+/// exporters use it.
+template <typename CumOp, bool product>
+struct LowerCumulative : OpRewritePattern<CumOp> {
+  using OpRewritePattern<CumOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(CumOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
@@ -421,7 +424,7 @@ struct LowerCumSum : OpRewritePattern<CumSumOp> {
     AffineMap inMap = AffineMap::get(rank + 1, 0, inExprs, ctx);
     AffineMap outMap =
         AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank);
-    Value init = filledTensor(rewriter, loc, type, 0);
+    Value init = filledTensor(rewriter, loc, type, product ? 1 : 0);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{op.getInput()},
         ValueRange{init}, ArrayRef<AffineMap>{inMap, outMap}, it, "", "",
@@ -433,9 +436,11 @@ struct LowerCumSum : OpRewritePattern<CumSumOp> {
                               : (exclusive ? arith::CmpIPredicate::ult
                                            : arith::CmpIPredicate::ule);
           Value take = arith::CmpIOp::create(b, l, pred, j, i);
-          Value x = arith::SelectOp::create(b, l, take, args[0],
-                                            scalar(b, l, args[0].getType(), 0));
-          linalg::YieldOp::create(b, l, add(b, l, args[1], x));
+          Value x = arith::SelectOp::create(
+              b, l, take, args[0],
+              scalar(b, l, args[0].getType(), product ? 1 : 0));
+          linalg::YieldOp::create(
+              b, l, product ? mul(b, l, args[1], x) : add(b, l, args[1], x));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -448,5 +453,6 @@ void mlir::kiln::lowering::populateNormalizationPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LowerSoftmax<SoftmaxOp, false>, LowerSoftmax<LogSoftmaxOp, true>,
                LowerBatchNorm, LowerInstanceNorm, LowerLayerNorm, LowerLrn,
-               LowerReduce, LowerArgReduce, LowerCumSum>(patterns.getContext());
+               LowerReduce, LowerArgReduce, LowerCumulative<CumSumOp, false>,
+               LowerCumulative<CumProdOp, true>>(patterns.getContext());
 }

@@ -1,11 +1,11 @@
-//===- ComposedHandlers.cpp - ONNX ops built from other kiln ops -*- C++
-//-*-===//
+//===- ComposedHandlers.cpp - ONNX ops built from kiln ops ----*- C++ -*-===//
 //
 // ONNX ops that kiln imports as constants or as short compositions of its
 // own ops, as the ONNX function bodies define them: EyeLike and the
 // Hann/Hamming/Blackman windows (constants: their shapes and sizes are
-// static), Celu, MeanVarianceNormalization, OneHot, QuantizeLinear and
-// DequantizeLinear (per tensor or per axis, 8-bit), DynamicQuantizeLinear.
+// static), Celu, Swish, SwiGLU, LpNormalization, MeanVarianceNormalization,
+// OneHot, QuantizeLinear and DequantizeLinear (per tensor, per axis or
+// blocked; 8- and 16-bit integers), DynamicQuantizeLinear.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +121,79 @@ LogicalResult celu(NodeContext &nc) {
   if (failed(elu))
     return failure();
   return nc.result(nc.binary(BinaryKind::Mul, *elu, alpha));
+}
+
+/// x * sigmoid(alpha * x): Swish, and SwiGLU's gate.
+FailureOr<Value> swishOf(NodeContext &nc, Value x) {
+  auto scalarType = RankedTensorType::get(
+      {}, cast<RankedTensorType>(x.getType()).getElementType());
+  float alpha = nc.getFloat("alpha", 1.0f);
+  FailureOr<Value> scaled =
+      alpha == 1.0f
+          ? FailureOr<Value>(x)
+          : nc.binary(BinaryKind::Mul, x, nc.splat(scalarType, alpha));
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> gate = nc.create<ActivationOp>(
+      {*scaled},
+      {nc.named("kind", ActivationKindAttr::get(nc.b.getContext(),
+                                                ActivationKind::Sigmoid))});
+  if (failed(gate))
+    return failure();
+  return nc.binary(BinaryKind::Mul, x, *gate);
+}
+
+LogicalResult swish(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  return nc.result(swishOf(nc, nc.input(0)));
+}
+
+/// SwiGLU-28: Swish(A) * B, of two inputs of one shape.
+LogicalResult swiGlu(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  if (nc.inputType(0) != nc.inputType(1))
+    return nc.fail("expects A and B of the same type and shape (SwiGLU does "
+                   "not broadcast)");
+  FailureOr<Value> gate = swishOf(nc, nc.input(0));
+  if (failed(gate))
+    return failure();
+  return nc.result(nc.binary(BinaryKind::Mul, *gate, nc.input(1)));
+}
+
+/// LpNormalization: x / ||x||_p along `axis` (p 1 or 2); where the norm is
+/// 0 (all of x is), the result is 0 (x / 1).
+LogicalResult lpNormalization(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  if (!isa<FloatType>(type.getElementType()))
+    return nc.fail("expects a floating-point input");
+  int64_t p = nc.getInt("p", 2);
+  if (p != 1 && p != 2)
+    return nc.fail("p = " + Twine(p) + " is not supported (expected 1 or 2)");
+  FailureOr<int64_t> axis =
+      nc.axis(nc.getInt("axis", -1), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  FailureOr<Value> norm = nc.create<ReduceOp>(
+      {nc.input(0)},
+      {nc.named("kind",
+                ReduceKindAttr::get(nc.b.getContext(),
+                                    p == 1 ? ReduceKind::L1 : ReduceKind::L2)),
+       nc.named("axes", nc.i64s({*axis})),
+       nc.named("keep_dims", nc.b.getBoolAttr(true))});
+  if (failed(norm))
+    return failure();
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Value zero = nc.splat(scalarType, 0), one = nc.splat(scalarType, 1);
+  FailureOr<Value> isZero = nc.binary(BinaryKind::Equal, *norm, zero);
+  FailureOr<Value> divisor =
+      failed(isZero) ? isZero : nc.create<SelectOp>({*isZero, one, *norm});
+  if (failed(divisor))
+    return failure();
+  return nc.result(nc.binary(BinaryKind::Div, nc.input(0), *divisor));
 }
 
 FailureOr<Value> meanOver(NodeContext &nc, Value v, ArrayRef<int64_t> axes) {
@@ -254,71 +327,141 @@ FailureOr<Value> alongAxis(NodeContext &nc, Value v, int64_t axis,
   return nc.reshape(v, shape);
 }
 
-/// The axis of per-axis scales; 0 (unused) for a per-tensor scale, where
-/// the default axis 1 may not exist (a 1-D input).
-FailureOr<int64_t> quantizationAxis(NodeContext &nc, RankedTensorType type) {
-  if (nc.inputType(1).getNumElements() == 1)
+/// The axis of per-axis and blocked scales; 0 (unused) for a per-tensor
+/// scale, where the default axis 1 may not exist (a 1-D input).
+FailureOr<int64_t> quantizationAxis(NodeContext &nc, RankedTensorType type,
+                                    int64_t blockSize) {
+  if (!blockSize && nc.inputType(1).getNumElements() == 1)
     return int64_t(0);
   return nc.axis(nc.getInt("axis", 1), type.getRank(), "axis");
 }
 
-/// QuantizeLinear (10, 13's axis): saturate(round(x / scale) + zero_point),
-/// rounding half to even, into the zero point's type (uint8 by default).
+/// Version 21's block_size: 0 (per tensor or per axis) or positive.
+FailureOr<int64_t> quantizationBlockSize(NodeContext &nc) {
+  int64_t blockSize = nc.getInt("block_size", 0);
+  if (blockSize < 0)
+    return nc.fail("block_size " + Twine(blockSize) + " is negative");
+  return blockSize;
+}
+
+/// A scale or zero point `v` for `x`, made to broadcast against it: a
+/// scalar, a 1-D tensor along `axis`, or (a positive `blockSize`) a
+/// tensor of x's shape but ceil(D / blockSize) along `axis`, whose entries
+/// repeat blockSize times along it (a Gather).
+FailureOr<Value> quantizationParameter(NodeContext &nc, Value v,
+                                       RankedTensorType x, int64_t axis,
+                                       int64_t blockSize) {
+  if (!blockSize)
+    return alongAxis(nc, v, axis, x.getRank());
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t size = x.getDimSize(axis);
+  bool fits = type.getRank() == x.getRank();
+  for (int64_t d = 0; fits && d < x.getRank(); ++d)
+    fits = type.getDimSize(d) ==
+           (d == axis ? (size + blockSize - 1) / blockSize : x.getDimSize(d));
+  if (!fits)
+    return nc.fail("a blocked scale or zero point must have the input's "
+                   "shape, with ceil(" +
+                   Twine(size) + " / block_size " + Twine(blockSize) +
+                   ") along axis " + Twine(axis));
+  SmallVector<int64_t> blockOf;
+  for (int64_t i = 0; i < size; ++i)
+    blockOf.push_back(i / blockSize);
+  return nc.create<GatherOp>({v, nc.i64Constant({size}, blockOf)},
+                             {nc.named("axis", nc.b.getI64IntegerAttr(axis))});
+}
+
+/// Whether `type` is an integer type kiln quantizes to or from: 8 or 16
+/// bits (and 32 bits to dequantize).
+bool isQuantizedType(Type type, bool dequantize) {
+  return type.isInteger(8) || type.isInteger(16) ||
+         (dequantize && type.isInteger(32));
+}
+
+/// QuantizeLinear (10; 13's axis; 19's saturate, which concerns float8
+/// only; 21's block_size and output_dtype; 23's precision):
+/// saturate(round(x / scale) + zero_point), rounding half to even, into
+/// the zero point's type (output_dtype, or uint8 by default), in f32.
 LogicalResult quantizeLinear(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   auto type = nc.inputType(0);
-  Type out =
-      nc.hasInput(2)
-          ? nc.inputType(2).getElementType()
-          : Type(IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
-  if (!out.isUnsignedInteger(8) && !out.isSignlessInteger(8))
-    return nc.unsupported(
-        "quantizing to types other than 8-bit integers is not supported");
-  FailureOr<int64_t> axis = quantizationAxis(nc, type);
+  MLIRContext *context = nc.b.getContext();
+  int64_t outputDtype = nc.getInt("output_dtype", 0);
+  Type out = nc.hasInput(2) ? nc.inputType(2).getElementType()
+             : outputDtype
+                 ? convertElementType(context, int32_t(outputDtype))
+                 : IntegerType::get(context, 8, IntegerType::Unsigned);
+  if (outputDtype && out != convertElementType(context, int32_t(outputDtype)))
+    return nc.fail("output_dtype " + dataTypeName(int32_t(outputDtype)) +
+                   " differs from the zero point's type");
+  if (!out || !isQuantizedType(out, false))
+    return nc.unsupported("quantizing to types other than 8- and 16-bit "
+                          "integers is not supported");
+  if (int64_t precision = nc.getInt("precision", 0); precision > 1)
+    return nc.unsupported("precision " + dataTypeName(int32_t(precision)) +
+                          " is not supported (kiln divides in float)");
+  FailureOr<int64_t> blockSize = quantizationBlockSize(nc);
+  FailureOr<int64_t> axis =
+      failed(blockSize) ? blockSize : quantizationAxis(nc, type, *blockSize);
   if (failed(axis))
     return failure();
   Type f32 = nc.b.getF32Type();
   FailureOr<Value> x = castOf(nc, nc.input(0), f32);
   FailureOr<Value> scale =
-      failed(x) ? x : alongAxis(nc, nc.input(1), *axis, type.getRank());
+      failed(x)
+          ? x
+          : quantizationParameter(nc, nc.input(1), type, *axis, *blockSize);
   if (failed(scale) || failed(scale = castOf(nc, *scale, f32)))
     return failure();
   FailureOr<Value> q = nc.binary(BinaryKind::Div, *x, *scale);
   if (failed(q))
     return failure();
   q = nc.create<UnaryOp>(
-      {*q}, {nc.named("kind", UnaryKindAttr::get(nc.b.getContext(),
-                                                 UnaryKind::Round))});
+      {*q}, {nc.named("kind", UnaryKindAttr::get(context, UnaryKind::Round))});
   if (failed(q))
     return failure();
   if (nc.hasInput(2)) {
-    FailureOr<Value> zero = alongAxis(nc, nc.input(2), *axis, type.getRank());
+    FailureOr<Value> zero =
+        quantizationParameter(nc, nc.input(2), type, *axis, *blockSize);
     if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
         failed(q = nc.binary(BinaryKind::Add, *q, *zero)))
       return failure();
   }
+  unsigned width = out.getIntOrFloatBitWidth();
   bool isUnsigned = out.isUnsignedInteger();
+  double lo = isUnsigned ? 0 : -std::ldexp(1.0, width - 1);
+  double hi =
+      isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
   auto scalarType = RankedTensorType::get({}, f32);
-  q = nc.binary(BinaryKind::Max, *q,
-                nc.splat(scalarType, isUnsigned ? 0 : -128));
+  q = nc.binary(BinaryKind::Max, *q, nc.splat(scalarType, lo));
   if (failed(q) ||
-      failed(q = nc.binary(BinaryKind::Min, *q,
-                           nc.splat(scalarType, isUnsigned ? 255 : 127))))
+      failed(q = nc.binary(BinaryKind::Min, *q, nc.splat(scalarType, hi))))
     return failure();
   return nc.result(castOf(nc, *q, out));
 }
 
-/// DequantizeLinear (10, 13's axis): (x - zero_point) * scale in f32.
+/// DequantizeLinear (10; 13's axis; 21's block_size; 23's output_dtype):
+/// (x - zero_point) * scale in f32, into output_dtype (by default the
+/// scale's type).
 LogicalResult dequantizeLinear(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   auto type = nc.inputType(0);
-  if (!type.getElementType().isInteger(8) &&
-      !type.getElementType().isInteger(32))
-    return nc.unsupported("dequantizing other than 8- or 32-bit integers is "
-                          "not supported");
-  FailureOr<int64_t> axis = quantizationAxis(nc, type);
+  if (!isQuantizedType(type.getElementType(), true))
+    return nc.unsupported("dequantizing other than 8-, 16- or 32-bit "
+                          "integers is not supported");
+  Type out = nc.inputType(1).getElementType();
+  if (int64_t outputDtype = nc.getInt("output_dtype", 0)) {
+    out = convertElementType(nc.b.getContext(), int32_t(outputDtype));
+    if (!out || !isa<FloatType>(out))
+      return nc.unsupported("output_dtype " +
+                            dataTypeName(int32_t(outputDtype)) +
+                            " is not supported");
+  }
+  FailureOr<int64_t> blockSize = quantizationBlockSize(nc);
+  FailureOr<int64_t> axis =
+      failed(blockSize) ? blockSize : quantizationAxis(nc, type, *blockSize);
   if (failed(axis))
     return failure();
   Type f32 = nc.b.getF32Type();
@@ -326,18 +469,20 @@ LogicalResult dequantizeLinear(NodeContext &nc) {
   if (failed(x))
     return failure();
   if (nc.hasInput(2)) {
-    FailureOr<Value> zero = alongAxis(nc, nc.input(2), *axis, type.getRank());
+    FailureOr<Value> zero =
+        quantizationParameter(nc, nc.input(2), type, *axis, *blockSize);
     if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
         failed(x = nc.binary(BinaryKind::Sub, *x, *zero)))
       return failure();
   }
-  FailureOr<Value> scale = alongAxis(nc, nc.input(1), *axis, type.getRank());
-  if (failed(scale))
+  FailureOr<Value> scale =
+      quantizationParameter(nc, nc.input(1), type, *axis, *blockSize);
+  if (failed(scale) || failed(scale = castOf(nc, *scale, f32)))
     return failure();
   FailureOr<Value> y = nc.binary(BinaryKind::Mul, *x, *scale);
   if (failed(y))
     return failure();
-  return nc.result(castOf(nc, *y, nc.inputType(1).getElementType()));
+  return nc.result(castOf(nc, *y, out));
 }
 
 /// `v` (already whole numbers) clamped to [0, 255] and cast to uint8.
@@ -418,6 +563,9 @@ void mlir::kiln::onnx_import::appendComposedHandlers(
       {"HammingWindow", 17, window<1>},
       {"BlackmanWindow", 17, window<2>},
       {"Celu", 12, celu},
+      {"Swish", 24, swish},
+      {"SwiGLU", 28, swiGlu},
+      {"LpNormalization", 1, lpNormalization},
       {"MeanVarianceNormalization", 9, meanVarianceNormalization},
       {"OneHot", 9, oneHot},
       {"QuantizeLinear", 10, quantizeLinear},

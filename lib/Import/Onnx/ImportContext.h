@@ -113,6 +113,8 @@ public:
   Value constant(ElementsAttr value);
   /// A splat constant of `element` type.
   Value splat(RankedTensorType type, double value);
+  /// An i64 constant of `shape` holding `values`.
+  Value i64Constant(ArrayRef<int64_t> shape, ArrayRef<int64_t> values);
   NamedAttribute named(llvm::StringRef name, Attribute value) {
     return b.getNamedAttr(name, value);
   }

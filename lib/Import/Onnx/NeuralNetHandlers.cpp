@@ -1,8 +1,8 @@
 //===- NeuralNetHandlers.cpp - ONNX layers ----------------------*- C++ -*-===//
 //
 // Handlers for ONNX's network layers: Conv, ConvTranspose (auto_pad and
-// output_shape resolved to explicit pads), MaxPool, AveragePool, the global
-// pools, BatchNormalization (inference), InstanceNormalization,
+// output_shape resolved to explicit pads), MaxPool, AveragePool, LpPool,
+// the global pools, BatchNormalization (inference), InstanceNormalization,
 // RMSNormalization (as reductions and elementwise ops), LRN, Gemm,
 // MatMul (vectors reshaped to matrices), Softmax and LogSoftmax (opset < 13
 // flattening semantics included).
@@ -185,6 +185,59 @@ template <PoolKind kind> LogicalResult pool(NodeContext &nc) {
   if (kind == PoolKind::Average && nc.getInt("count_include_pad", 0))
     attrs.push_back(nc.named("count_include_pad", nc.b.getBoolAttr(true)));
   return nc.result(nc.create<PoolOp>({nc.input(0)}, attrs));
+}
+
+/// LpPool (2, with an integer p): (sum over the window of |x|^p)^(1/p),
+/// as an average pool of |x|^p that counts padding (which adds 0), times
+/// the window's size.
+LogicalResult lpPool(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto type = nc.inputType(0);
+  if (!isa<FloatType>(type.getElementType()))
+    return nc.fail("expects a floating-point input");
+  if (nc.getInt("ceil_mode", 0))
+    return nc.unsupported("ceil_mode = 1 is not supported");
+  int64_t p = nc.getInt("p", 2);
+  if (p < 1)
+    return nc.fail("p = " + Twine(p) + " is not positive");
+  FailureOr<Window> w = readWindow(nc, type, {});
+  if (failed(w))
+    return failure();
+  MLIRContext *context = nc.b.getContext();
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  auto unary = [&](UnaryKind kind, Value v) {
+    return nc.create<UnaryOp>(
+        {v}, {nc.named("kind", UnaryKindAttr::get(context, kind))});
+  };
+  FailureOr<Value> powered = unary(UnaryKind::Abs, nc.input(0));
+  if (succeeded(powered) && p == 2)
+    powered = nc.binary(BinaryKind::Mul, *powered, *powered);
+  else if (succeeded(powered) && p > 2)
+    powered = nc.binary(BinaryKind::Pow, *powered, nc.splat(scalarType, p));
+  if (failed(powered))
+    return failure();
+  FailureOr<Value> mean = nc.create<PoolOp>(
+      {*powered},
+      {nc.named("kind", PoolKindAttr::get(context, PoolKind::Average)),
+       nc.named("window", nc.i64s(w->kernel)),
+       nc.named("strides", nc.i64s(w->strides)),
+       nc.named("pads", nc.i64s(w->pads)),
+       nc.named("dilations", nc.i64s(w->dilations)),
+       nc.named("count_include_pad", nc.b.getBoolAttr(true))});
+  if (failed(mean))
+    return failure();
+  int64_t size = 1;
+  for (int64_t k : w->kernel)
+    size *= k;
+  FailureOr<Value> sum =
+      nc.binary(BinaryKind::Mul, *mean, nc.splat(scalarType, double(size)));
+  if (failed(sum) || p == 1)
+    return nc.result(sum);
+  if (p == 2)
+    return nc.result(unary(UnaryKind::Sqrt, *sum));
+  return nc.result(
+      nc.binary(BinaryKind::Pow, *sum, nc.splat(scalarType, 1.0 / double(p))));
 }
 
 template <PoolKind kind> LogicalResult globalPool(NodeContext &nc) {
@@ -509,6 +562,7 @@ void mlir::kiln::onnx_import::appendNeuralNetHandlers(
       {"ConvTranspose", 1, convTranspose},
       {"MaxPool", 1, pool<PoolKind::Max>},
       {"AveragePool", 1, pool<PoolKind::Average>},
+      {"LpPool", 2, lpPool},
       {"GlobalMaxPool", 1, globalPool<PoolKind::Max>},
       {"GlobalAveragePool", 1, globalPool<PoolKind::Average>},
       {"BatchNormalization", 6, batchNorm},

@@ -58,7 +58,29 @@ const NewerVersion newerVersions[] = {
     {"GlobalMaxPool", 22},
     {"InstanceNormalization", 22},
     {"NegativeLogLikelihoodLoss", 22},
+    {"LpNormalization", 22},
+    {"LpPool", 22},
     {"DepthToSpace", 28},
+    {"SpaceToDepth", 28}, // adds mode, which the handler reads
+    {"BitShift", 28},     // signed types (the right shift fills with signs)
+    {"Celu", 28},
+    {"OneHot", 28},
+    {"Compress", 28},
+    {"Range", 27}, // stash_type: kiln computes ranges in double
+    // The handlers read saturate (float8 only), block_size, output_dtype
+    // and precision.
+    {"QuantizeLinear", 19},
+    {"QuantizeLinear", 21},
+    {"QuantizeLinear", 23},
+    {"QuantizeLinear", 24},
+    {"QuantizeLinear", 25},
+    {"QuantizeLinear", 28},
+    {"DequantizeLinear", 19},
+    {"DequantizeLinear", 21},
+    {"DequantizeLinear", 23},
+    {"DequantizeLinear", 24},
+    {"DequantizeLinear", 25},
+    {"DequantizeLinear", 28},
     // Cast-19's saturate and Cast-24's round_mode concern float8 types only.
     {"Cast", 19},
     {"Cast", 21},
@@ -121,6 +143,7 @@ const NewerVersion newerVersions[] = {
     // every pool.
     {"AveragePool", 19},
     {"AveragePool", 22},
+    {"LpPool", 18}, // adds ceil_mode, which the handler refuses
     // The handler reads the new form by opset.
     {"Pad", 18},
     {"Pad", 19},

@@ -358,6 +358,12 @@ Value NodeContext::splat(RankedTensorType type, double value) {
   return constant(DenseElementsAttr::get(type, scalar));
 }
 
+Value NodeContext::i64Constant(ArrayRef<int64_t> shape,
+                               ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get(shape, b.getI64Type());
+  return constant(DenseElementsAttr::get(type, values));
+}
+
 LogicalResult NodeContext::prepare(OperationState &state, ValueRange operands,
                                    ArrayRef<NamedAttribute> attributes) {
   for (Value v : operands)

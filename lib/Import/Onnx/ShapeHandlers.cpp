@@ -2,8 +2,8 @@
 //
 // Handlers for Constant, Shape, Size, ConstantOfShape (folded to constants,
 // since shapes are static), Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Concat, Split, Slice, Pad, Gather, DepthToSpace, SpaceToDepth, CumSum and the
-// Reduce* family.
+// Concat, Split, Slice, Pad, Gather, DepthToSpace, SpaceToDepth, CumSum,
+// CumProd and the Reduce* family.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,13 +18,6 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::onnx_import;
 
 namespace {
-
-/// An i64 constant of `shape` holding `values`.
-Value i64Constant(NodeContext &nc, ArrayRef<int64_t> shape,
-                  ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get(shape, nc.b.getI64Type());
-  return nc.constant(DenseElementsAttr::get(type, values));
-}
 
 LogicalResult constant(NodeContext &nc) {
   if (nc.node.attribute_size() != 1)
@@ -65,7 +58,7 @@ LogicalResult constant(NodeContext &nc) {
     SmallVector<int64_t> shape;
     if (a.name() == "value_ints")
       shape.push_back(values.size());
-    nc.setOutput(0, i64Constant(nc, shape, values));
+    nc.setOutput(0, nc.i64Constant(shape, values));
     return success();
   }
   return nc.unsupported("constant attribute '" + a.name() +
@@ -87,14 +80,14 @@ LogicalResult shape(NodeContext &nc) {
   end = std::clamp<int64_t>(end, start, rank);
   SmallVector<int64_t> values(dims.begin() + start, dims.begin() + end);
   nc.setOutput(0,
-               i64Constant(nc, {static_cast<int64_t>(values.size())}, values));
+               nc.i64Constant({static_cast<int64_t>(values.size())}, values));
   return success();
 }
 
 LogicalResult size(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
-  nc.setOutput(0, i64Constant(nc, {}, {nc.inputType(0).getNumElements()}));
+  nc.setOutput(0, nc.i64Constant({}, {nc.inputType(0).getNumElements()}));
   return success();
 }
 
@@ -531,16 +524,16 @@ LogicalResult gatherND(NodeContext &nc) {
     strides[j] = strides[j + 1] * dims[j + 1];
   int64_t inner = strides[0] * dims[0];
   FailureOr<Value> negative =
-      nc.binary(BinaryKind::Less, idx, i64Constant(nc, {}, {0}));
+      nc.binary(BinaryKind::Less, idx, nc.i64Constant({}, {0}));
   FailureOr<Value> wrapped =
-      nc.binary(BinaryKind::Add, idx, i64Constant(nc, {k}, dims));
+      nc.binary(BinaryKind::Add, idx, nc.i64Constant({k}, dims));
   if (failed(negative) || failed(wrapped))
     return failure();
   FailureOr<Value> positive = nc.create<SelectOp>({*negative, *wrapped, idx});
   if (failed(positive))
     return failure();
   FailureOr<Value> weighted =
-      nc.binary(BinaryKind::Mul, *positive, i64Constant(nc, {k}, strides));
+      nc.binary(BinaryKind::Mul, *positive, nc.i64Constant({k}, strides));
   if (failed(weighted))
     return failure();
   FailureOr<Value> linear = nc.create<ReduceOp>(
@@ -559,7 +552,7 @@ LogicalResult gatherND(NodeContext &nc) {
     for (int64_t i = 0; i < batches; ++i)
       offsets.push_back(i * inner);
     linear =
-        nc.binary(BinaryKind::Add, *linear, i64Constant(nc, shape, offsets));
+        nc.binary(BinaryKind::Add, *linear, nc.i64Constant(shape, offsets));
     if (failed(linear))
       return failure();
   }
@@ -608,7 +601,7 @@ LogicalResult compress(NodeContext &nc) {
   if (kept.empty())
     return nc.unsupported("the condition selects nothing (an empty result)");
   return nc.result(nc.create<GatherOp>(
-      {x, i64Constant(nc, {static_cast<int64_t>(kept.size())}, kept)},
+      {x, nc.i64Constant({static_cast<int64_t>(kept.size())}, kept)},
       {nc.named("axis", nc.b.getI64IntegerAttr(axis))}));
 }
 
@@ -724,7 +717,8 @@ LogicalResult range(NodeContext &nc) {
   return success();
 }
 
-/// DepthToSpace / SpaceToDepth as reshape, transpose, reshape.
+/// DepthToSpace / SpaceToDepth as reshape, transpose, reshape; mode DCR
+/// (depth, column, row) or CRD.
 template <bool toSpace> LogicalResult depthSpace(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -734,13 +728,18 @@ template <bool toSpace> LogicalResult depthSpace(NodeContext &nc) {
   int64_t bs = nc.getInt("blocksize", 0);
   if (bs <= 0)
     return nc.fail("expects a positive blocksize");
+  // SpaceToDepth takes a mode from version 28.
+  std::string mode = nc.getString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    return nc.fail("mode '" + mode +
+                   "' is not supported (expected DCR or CRD)");
+  bool crd = mode == "CRD";
   int64_t n = type.getDimSize(0), c = type.getDimSize(1),
           h = type.getDimSize(2), w = type.getDimSize(3);
   SmallVector<int64_t> first, perm, last;
   if (toSpace) {
     if (c % (bs * bs))
       return nc.fail("channels are not divisible by blocksize^2");
-    bool crd = nc.getString("mode", "DCR") == "CRD";
     if (crd) {
       first = {n, c / (bs * bs), bs, bs, h, w};
       perm = {0, 1, 4, 2, 5, 3};
@@ -753,7 +752,8 @@ template <bool toSpace> LogicalResult depthSpace(NodeContext &nc) {
     if (h % bs || w % bs)
       return nc.fail("spatial dimensions are not divisible by blocksize");
     first = {n, c, h / bs, bs, w / bs, bs};
-    perm = {0, 3, 5, 1, 2, 4};
+    perm = crd ? SmallVector<int64_t>{0, 1, 3, 5, 2, 4}
+               : SmallVector<int64_t>{0, 3, 5, 1, 2, 4};
     last = {n, c * bs * bs, h / bs, w / bs};
   }
   FailureOr<Value> a = nc.reshape(nc.input(0), first);
@@ -916,8 +916,8 @@ LogicalResult resize(NodeContext &nc) {
       attrs));
 }
 
-/// CumSum-11: the axis is a constant input.
-LogicalResult cumsum(NodeContext &nc) {
+/// CumSum-11 and CumProd-26: the axis is a constant input.
+template <typename CumOp> LogicalResult cumulative(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
   FailureOr<SmallVector<int64_t>> a = nc.intInput(1);
@@ -928,7 +928,7 @@ LogicalResult cumsum(NodeContext &nc) {
   FailureOr<int64_t> axis = nc.axis((*a)[0], nc.inputType(0).getRank(), "axis");
   if (failed(axis))
     return failure();
-  return nc.result(nc.create<CumSumOp>(
+  return nc.result(nc.create<CumOp>(
       {nc.input(0)},
       {nc.named("axis", nc.b.getI64IntegerAttr(*axis)),
        nc.named("exclusive", nc.b.getBoolAttr(nc.getInt("exclusive", 0))),
@@ -981,7 +981,8 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Tile", 6, tile},
       {"DepthToSpace", 1, depthSpace<true>},
       {"SpaceToDepth", 1, depthSpace<false>},
-      {"CumSum", 11, cumsum},
+      {"CumSum", 11, cumulative<CumSumOp>},
+      {"CumProd", 26, cumulative<CumProdOp>},
       {"ArgMax", 1, argReduce<ArgReduceKind::Max>},
       {"ArgMin", 1, argReduce<ArgReduceKind::Min>},
       {"ReduceSum", 1, reduce<ReduceKind::Sum, true>},

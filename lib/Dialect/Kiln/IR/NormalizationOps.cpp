@@ -157,17 +157,32 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
   return s.result(shape, in->getElementType());
 }
 
-LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
-                                         std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &inferred) {
-  ShapeInference s(loc, getOperationName(), inferred);
+/// The result type of kiln.cumsum and kiln.cumprod: the input's.
+template <typename Adaptor>
+static LogicalResult inferCumulative(std::optional<Location> loc,
+                                     StringRef name, Adaptor adaptor,
+                                     SmallVectorImpl<Type> &inferred) {
+  ShapeInference s(loc, name, inferred);
   FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (failed(in) || failed(s.checkAxis("axis", axis, in->getRank())))
     return failure();
   inferred.push_back(*in);
   return success();
+}
+
+LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferCumulative(loc, getOperationName(), adaptor, inferred);
+}
+
+LogicalResult CumProdOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferCumulative(loc, getOperationName(), adaptor, inferred);
 }
 
 LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *context,

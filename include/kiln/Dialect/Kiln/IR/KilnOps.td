@@ -510,6 +510,24 @@ def Kiln_CumSumOp : Kiln_InferredOp<"cumsum"> {
   let assemblyFormat = Kiln_UnaryFormat;
 }
 
+def Kiln_CumProdOp : Kiln_InferredOp<"cumprod"> {
+  let summary = "running product along one axis";
+  let description = [{
+    `result[..., i, ...]` is the product of `input[..., j, ...]` over
+    `j <= i` along `axis` (`j < i` with `exclusive`, where the first is 1;
+    from the end, `j >= i`, with `reverse`).
+
+    ```mlir
+    %y = kiln.cumprod %x {axis = 0 : i64} : tensor<5xf32> -> tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                   DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = Kiln_UnaryFormat;
+}
+
 def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce"> {
   let summary = "index of the largest or smallest element along an axis";
   let description = [{
