@@ -19,14 +19,6 @@ using namespace mlir::kiln::onnx_import;
 
 namespace {
 
-FailureOr<Value> castOf(NodeContext &nc, Value v, Type element) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType() == element)
-    return v;
-  return nc.createTyped<CastOp>(RankedTensorType::get(type.getShape(), element),
-                                {v});
-}
-
 /// A constant of `type` holding `values` (converted to its element type).
 Value constantOf(NodeContext &nc, RankedTensorType type,
                  ArrayRef<double> values) {
@@ -270,7 +262,7 @@ LogicalResult oneHot(NodeContext &nc) {
   if (valuesType.getNumElements() != 2)
     return nc.fail("expects 2 values (off, on)");
   // Indices as i64 (they may be floats), negative ones wrapped.
-  FailureOr<Value> idx = castOf(nc, nc.input(0), nc.b.getI64Type());
+  FailureOr<Value> idx = nc.castTo(nc.input(0), nc.b.getI64Type());
   if (failed(idx))
     return failure();
   auto i64Scalar = RankedTensorType::get({}, nc.b.getI64Type());
@@ -407,12 +399,12 @@ LogicalResult quantizeLinear(NodeContext &nc) {
   if (failed(axis))
     return failure();
   Type f32 = nc.b.getF32Type();
-  FailureOr<Value> x = castOf(nc, nc.input(0), f32);
+  FailureOr<Value> x = nc.castTo(nc.input(0), f32);
   FailureOr<Value> scale =
       failed(x)
           ? x
           : quantizationParameter(nc, nc.input(1), type, *axis, *blockSize);
-  if (failed(scale) || failed(scale = castOf(nc, *scale, f32)))
+  if (failed(scale) || failed(scale = nc.castTo(*scale, f32)))
     return failure();
   FailureOr<Value> q = nc.binary(BinaryKind::Div, *x, *scale);
   if (failed(q))
@@ -424,7 +416,7 @@ LogicalResult quantizeLinear(NodeContext &nc) {
   if (nc.hasInput(2)) {
     FailureOr<Value> zero =
         quantizationParameter(nc, nc.input(2), type, *axis, *blockSize);
-    if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
+    if (failed(zero) || failed(zero = nc.castTo(*zero, f32)) ||
         failed(q = nc.binary(BinaryKind::Add, *q, *zero)))
       return failure();
   }
@@ -438,7 +430,7 @@ LogicalResult quantizeLinear(NodeContext &nc) {
   if (failed(q) ||
       failed(q = nc.binary(BinaryKind::Min, *q, nc.splat(scalarType, hi))))
     return failure();
-  return nc.result(castOf(nc, *q, out));
+  return nc.result(nc.castTo(*q, out));
 }
 
 /// DequantizeLinear (10; 13's axis; 21's block_size; 23's output_dtype):
@@ -465,24 +457,24 @@ LogicalResult dequantizeLinear(NodeContext &nc) {
   if (failed(axis))
     return failure();
   Type f32 = nc.b.getF32Type();
-  FailureOr<Value> x = castOf(nc, nc.input(0), f32);
+  FailureOr<Value> x = nc.castTo(nc.input(0), f32);
   if (failed(x))
     return failure();
   if (nc.hasInput(2)) {
     FailureOr<Value> zero =
         quantizationParameter(nc, nc.input(2), type, *axis, *blockSize);
-    if (failed(zero) || failed(zero = castOf(nc, *zero, f32)) ||
+    if (failed(zero) || failed(zero = nc.castTo(*zero, f32)) ||
         failed(x = nc.binary(BinaryKind::Sub, *x, *zero)))
       return failure();
   }
   FailureOr<Value> scale =
       quantizationParameter(nc, nc.input(1), type, *axis, *blockSize);
-  if (failed(scale) || failed(scale = castOf(nc, *scale, f32)))
+  if (failed(scale) || failed(scale = nc.castTo(*scale, f32)))
     return failure();
   FailureOr<Value> y = nc.binary(BinaryKind::Mul, *x, *scale);
   if (failed(y))
     return failure();
-  return nc.result(castOf(nc, *y, out));
+  return nc.result(nc.castTo(*y, out));
 }
 
 /// `v` (already whole numbers) clamped to [0, 255] and cast to uint8.
@@ -492,8 +484,8 @@ FailureOr<Value> saturateU8(NodeContext &nc, Value v) {
   if (failed(r) ||
       failed(r = nc.binary(BinaryKind::Min, *r, nc.splat(scalarType, 255))))
     return failure();
-  return castOf(nc, *r,
-                IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
+  return nc.castTo(
+      *r, IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
 }
 
 /// DynamicQuantizeLinear: uint8 quantization whose range [min(0, min x),

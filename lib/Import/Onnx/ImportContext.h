@@ -113,6 +113,8 @@ public:
   Value constant(ElementsAttr value);
   /// A splat constant of `element` type.
   Value splat(RankedTensorType type, double value);
+  /// `v` cast to `element` (v itself when it has that element type).
+  FailureOr<Value> castTo(Value v, Type element);
   /// An i64 constant of `shape` holding `values`.
   Value i64Constant(ArrayRef<int64_t> shape, ArrayRef<int64_t> values);
   NamedAttribute named(llvm::StringRef name, Attribute value) {
@@ -162,6 +164,7 @@ void appendNeuralNetHandlers(std::vector<HandlerEntry> &table);
 void appendShapeHandlers(std::vector<HandlerEntry> &table);
 void appendLossHandlers(std::vector<HandlerEntry> &table);
 void appendComposedHandlers(std::vector<HandlerEntry> &table);
+void appendAttentionHandlers(std::vector<HandlerEntry> &table);
 /// Rows for the op versions after opset 17 that kiln imports, each with the
 /// handler of the op's previous row (NewerVersions.cpp); after the others.
 void appendNewerVersions(std::vector<HandlerEntry> &table);

@@ -67,6 +67,10 @@ const NewerVersion newerVersions[] = {
     {"OneHot", 28},
     {"Compress", 28},
     {"Range", 27}, // stash_type: kiln computes ranges in double
+    // 24 adds nonpad_kv_seqlen, 25 the sliding window: the handler reads
+    // both (the window attributes are absent before 25).
+    {"Attention", 24},
+    {"Attention", 25},
     // The handlers read saturate (float8 only), block_size, output_dtype
     // and precision.
     {"QuantizeLinear", 19},

@@ -127,6 +127,19 @@ private:
 
 } // namespace mlir::kiln::onnx_import
 
+/// Every handler row: the families' tables, then the newer versions.
+static std::vector<HandlerEntry> handlerTable() {
+  std::vector<HandlerEntry> table;
+  appendElementwiseHandlers(table);
+  appendNeuralNetHandlers(table);
+  appendShapeHandlers(table);
+  appendLossHandlers(table);
+  appendComposedHandlers(table);
+  appendAttentionHandlers(table);
+  appendNewerVersions(table);
+  return table;
+}
+
 //===----------------------------------------------------------------------===//
 // NodeContext
 //===----------------------------------------------------------------------===//
@@ -356,6 +369,14 @@ Value NodeContext::splat(RankedTensorType type, double value) {
   else
     scalar = IntegerAttr::get(element, static_cast<int64_t>(value));
   return constant(DenseElementsAttr::get(type, scalar));
+}
+
+FailureOr<Value> NodeContext::castTo(Value v, Type element) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == element)
+    return v;
+  return createTyped<CastOp>(RankedTensorType::get(type.getShape(), element),
+                             {v});
 }
 
 Value NodeContext::i64Constant(ArrayRef<int64_t> shape,
@@ -759,12 +780,7 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
     return error("model uses default-domain opset " + Twine(opset) +
                  "; kiln knows opsets up to " + Twine(KILN_ONNX_NEWEST_OPSET) +
                  " (onnx " + KILN_ONNX_TABLE_VERSION + ")");
-  appendElementwiseHandlers(table);
-  appendNeuralNetHandlers(table);
-  appendShapeHandlers(table);
-  appendLossHandlers(table);
-  appendComposedHandlers(table);
-  appendNewerVersions(table);
+  table = handlerTable();
 
   onnx::GraphProto &graph = *model.mutable_graph();
   OpBuilder b(ctx);
@@ -855,13 +871,7 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
 //===----------------------------------------------------------------------===//
 
 std::vector<std::pair<std::string, int>> mlir::kiln::supportedOnnxOps() {
-  std::vector<HandlerEntry> table;
-  appendElementwiseHandlers(table);
-  appendNeuralNetHandlers(table);
-  appendShapeHandlers(table);
-  appendLossHandlers(table);
-  appendComposedHandlers(table);
-  appendNewerVersions(table);
+  std::vector<HandlerEntry> table = handlerTable();
   std::vector<std::pair<std::string, int>> ops;
   for (const HandlerEntry &e : table)
     ops.emplace_back(e.opType, e.sinceVersion);
