@@ -59,6 +59,9 @@ const NewerVersion newerVersions[] = {
     {"InstanceNormalization", 22},
     {"NegativeLogLikelihoodLoss", 22},
     {"LpNormalization", 22},
+    {"TopK", 24},
+    {"ReverseSequence", 28},
+    {"Einsum", 28},
     {"LpPool", 22},
     {"DepthToSpace", 28},
     {"SpaceToDepth", 28}, // adds mode, which the handler reads

@@ -136,6 +136,8 @@ static std::vector<HandlerEntry> handlerTable() {
   appendLossHandlers(table);
   appendComposedHandlers(table);
   appendAttentionHandlers(table);
+  appendOrderingHandlers(table);
+  appendEinsumHandlers(table);
   appendNewerVersions(table);
   return table;
 }

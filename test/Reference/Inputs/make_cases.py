@@ -7,7 +7,7 @@ computed here in Python, independently of kiln.
   add_relu     y = relu(a + b), b broadcast over rows: must PASS
   tampered     the same with one expected value off by 0.01: must FAIL
   conv_pool    conv 3x3 pad 1 + max pool 2x2: must PASS
-  unsupported  an Einsum node: must be SKIPPED
+  unsupported  a Unique node: must be SKIPPED
 
 and, in OUT_edge, cases an earlier version got wrong (expected values from
 Python's exact integers and float math):
@@ -34,7 +34,7 @@ def encode(message, text, path):
 
 
 def tensor_text(name, dims, values, dtype=1):
-    field = "int64_data: %d" if dtype == 7 else "float_data: %r"
+    field = {7: "int64_data: %d", 11: "double_data: %r"}.get(dtype, "float_data: %r")
     cast = int if dtype == 7 else float
     return ('name: "%s" data_type: %d %s %s' %
             (name, dtype, " ".join("dims: %d" % d for d in dims),
@@ -46,19 +46,25 @@ def value_info(name, dims, dtype=1):
     return 'name: "%s" type { tensor_type { elem_type: %d shape { %s } } }' % (name, dtype, shape)
 
 
-def write_case(name, nodes, inputs, outputs, initializers="", dtype=1, root=None):
+def dtype_of(t, dtype):
+    """A tensor (name, dims, values[, dtype]): its own type or the case's."""
+    return t[3] if len(t) > 3 else dtype
+
+
+def write_case(name, nodes, inputs, outputs, initializers="", dtype=1, root=None,
+               opset=13):
     d = os.path.join(root or out, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    graph = 'ir_version: 8 opset_import { domain: "" version: 13 } graph { name: "%s" %s %s %s %s }' % (
-        name, nodes, initializers,
-        " ".join("input { %s }" % value_info(n, dims, dtype) for n, dims, _ in inputs),
-        " ".join("output { %s }" % value_info(n, dims, dtype) for n, dims, _ in outputs))
+    graph = 'ir_version: 8 opset_import { domain: "" version: %d } graph { name: "%s" %s %s %s %s }' % (
+        opset, name, nodes, initializers,
+        " ".join("input { %s }" % value_info(t[0], t[1], dtype_of(t, dtype)) for t in inputs),
+        " ".join("output { %s }" % value_info(t[0], t[1], dtype_of(t, dtype)) for t in outputs))
     encode("ModelProto", graph, os.path.join(d, "model.onnx"))
-    for k, (n, dims, values) in enumerate(inputs):
-        encode("TensorProto", tensor_text(n, dims, values, dtype),
+    for k, t in enumerate(inputs):
+        encode("TensorProto", tensor_text(t[0], t[1], t[2], dtype_of(t, dtype)),
                os.path.join(d, "test_data_set_0", "input_%d.pb" % k))
-    for k, (n, dims, values) in enumerate(outputs):
-        encode("TensorProto", tensor_text(n, dims, values, dtype),
+    for k, t in enumerate(outputs):
+        encode("TensorProto", tensor_text(t[0], t[1], t[2], dtype_of(t, dtype)),
                os.path.join(d, "test_data_set_0", "output_%d.pb" % k))
 
 
@@ -102,7 +108,7 @@ write_case("conv_pool", nodes, [("x", [1, 1, 4, 4], x)], [("p", [1, 2, 2, 2], po
            "initializer { %s }" % tensor_text("w", [2, 1, 3, 3], w))
 
 # unsupported
-write_case("unsupported", 'node { input: "a" output: "y" op_type: "Einsum" attribute { name: "equation" s: "ij->ji" type: STRING } }',
+write_case("unsupported", 'node { input: "a" output: "y" op_type: "Unique" }',
            [("a", [3, 4], a)], [("y", [3, 4], a)])
 
 # Edge cases.
@@ -147,3 +153,87 @@ for axis in (0, 1):
                        'attribute { name: "exclusive" i: %d type: INT } }' % (reverse, exclusive),
                        [("x", [3, 4], x)], [("y", [3, 4], y)],
                        "initializer { %s }" % tensor_text("a", [], [axis], 7), root=cum)
+
+# Composed ops (OUT_composed): Einsum against a direct sum over every
+# assignment of its labels, TopK against a stable sort (values drawn from
+# five levels, so there are ties, which go to the lower index).
+composed = out + "_composed"
+
+
+def einsum_reference(equation, operands):
+    """operands: (dims, flat values); explicit '->' and letters only."""
+    terms, output = equation.split("->")
+    terms = terms.split(",")
+    sizes = {}
+    for term, (dims, _) in zip(terms, operands):
+        for label, size in zip(term, dims):
+            sizes[label] = size
+    labels = sorted(sizes)
+
+    def flat(term, at, dims):
+        index = 0
+        for label, size in zip(term, dims):
+            index = index * size + at[label]
+        return index
+
+    out_dims = [sizes[label] for label in output]
+    result = [0.0] * max(1, math.prod(out_dims))
+    assignments = [{}]
+    for label in labels:
+        assignments = [dict(a, **{label: v}) for a in assignments for v in range(sizes[label])]
+    for at in assignments:
+        product = 1.0
+        for term, (dims, values) in zip(terms, operands):
+            product *= values[flat(term, at, dims)]
+        result[flat(output, at, out_dims)] += product
+    return out_dims, result
+
+
+einsums = [
+    ("chain3", "ij,jk,kl->il", [[2, 3], [3, 4], [4, 2]]),
+    ("trace_batch", "bii->b", [[2, 3, 3]]),
+    ("hadamard_sum", "ij,ij->i", [[3, 4], [3, 4]]),
+    ("outer", "i,j->ij", [[3], [4]]),
+    ("ellipsis_matmul", "...ij,...jk->...ik", [[2, 2, 3, 4], [2, 2, 4, 2]]),
+    ("implicit", "ij,jk", [[2, 3], [3, 4]]),
+]
+for name, equation, shapes in einsums:
+    operands = [(dims, [rng.uniform(-1, 1) for _ in range(math.prod(dims))]) for dims in shapes]
+    explicit = equation if "->" in equation else equation + "->ik"
+    letters = explicit.replace("...", "XY")
+    _, y = einsum_reference(letters, [(d, v) for d, v in operands])
+    out_term = letters.split("->")[1]
+    sizes = {}
+    for term, (dims, _) in zip(letters.split("->")[0].split(","), operands):
+        sizes.update(zip(term, dims))
+    names = ["x%d" % i for i in range(len(operands))]
+    node = 'node { %s output: "y" op_type: "Einsum" attribute { name: "equation" s: "%s" type: STRING } }' % (
+        " ".join('input: "%s"' % n for n in names), equation)
+    write_case("einsum_" + name, node,
+               [(n, d, v, 11) for n, (d, v) in zip(names, operands)],
+               [("y", [sizes[l] for l in out_term], y, 11)], opset=12, root=composed)
+
+levels = [-1.5, -0.25, 0.0, 0.5, 2.0]
+x = [rng.choice(levels) for _ in range(3 * 6)]
+for axis in (0, 1):
+    for largest in (1, 0):
+        n, k = (3, 2) if axis == 0 else (6, 3)
+        values, indices = [], []
+        outer = 6 if axis == 0 else 3
+        rows = []
+        for o in range(outer):
+            line = [x[i * 6 + o] if axis == 0 else x[o * 6 + i] for i in range(n)]
+            order = sorted(range(n), key=lambda i: (-line[i] if largest else line[i], i))[:k]
+            rows.append(([line[i] for i in order], order))
+        shape = [k, 6] if axis == 0 else [3, k]
+        for r in range(shape[0]):
+            for c in range(shape[1]):
+                o, j = (c, r) if axis == 0 else (r, c)
+                values.append(rows[o][0][j])
+                indices.append(rows[o][1][j])
+        write_case("top_k_axis%d_largest%d" % (axis, largest),
+                   'node { input: "x" input: "k" output: "v" output: "i" op_type: "TopK" '
+                   'attribute { name: "axis" i: %d type: INT } '
+                   'attribute { name: "largest" i: %d type: INT } }' % (axis, largest),
+                   [("x", [3, 6], x)], [("v", shape, values), ("i", shape, indices, 7)],
+                   "initializer { %s }" % tensor_text("k", [1], [k], 7), opset=11, root=composed)
