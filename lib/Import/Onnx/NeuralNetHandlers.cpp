@@ -1,8 +1,9 @@
 //===- NeuralNetHandlers.cpp - ONNX layers ----------------------*- C++ -*-===//
 //
 // Handlers for ONNX's network layers: Conv, ConvTranspose (auto_pad and
-// output_shape resolved to explicit pads), MaxPool, AveragePool, LpPool,
-// the global pools, BatchNormalization (inference), InstanceNormalization,
+// output_shape resolved to explicit pads), ConvInteger, MatMulInteger,
+// MaxPool, AveragePool, LpPool, the global pools, BatchNormalization
+// (inference), InstanceNormalization,
 // RMSNormalization (as reductions and elementwise ops), LRN, Gemm,
 // MatMul (vectors reshaped to matrices), Softmax and LogSoftmax (opset < 13
 // flattening semantics included).
@@ -109,6 +110,89 @@ LogicalResult conv(NodeContext &nc) {
        nc.named("pads", nc.i64s(w->pads)),
        nc.named("dilations", nc.i64s(w->dilations)),
        nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
+}
+
+/// An 8-bit operand of ConvInteger or MatMulInteger minus its zero point
+/// (input `zeroPoint`, when given, reshaped to `zeroShape` unless a
+/// scalar), in `wide`.
+FailureOr<Value> centered(NodeContext &nc, unsigned operand, unsigned zeroPoint,
+                          ArrayRef<int64_t> zeroShape, Type wide) {
+  auto type = nc.inputType(operand);
+  if (!type.getElementType().isInteger(8))
+    return nc.fail("expects 8-bit integer operands");
+  FailureOr<Value> x = nc.castTo(nc.input(operand), wide);
+  if (failed(x) || !nc.hasInput(zeroPoint))
+    return x;
+  auto zeroType = nc.inputType(zeroPoint);
+  if (zeroType.getElementType() != type.getElementType())
+    return nc.fail("a zero point differs in type from its operand");
+  FailureOr<Value> zero = nc.input(zeroPoint);
+  if (zeroType.getNumElements() != 1) {
+    int64_t count = 1;
+    for (int64_t d : zeroShape)
+      count *= d;
+    if (zeroType.getNumElements() != count)
+      return nc.fail("a zero point has " + Twine(zeroType.getNumElements()) +
+                     " entries, expected 1 or " + Twine(count));
+    zero = nc.reshape(*zero, zeroShape);
+  }
+  if (failed(zero) || failed(zero = nc.castTo(*zero, wide)))
+    return failure();
+  return nc.binary(BinaryKind::Sub, *x, *zero);
+}
+
+/// ConvInteger: the convolution of (x - x_zero_point) and (w -
+/// w_zero_point, per output channel) into int32, computed in f32 where no
+/// partial sum can reach 2^24 (so exactly), else in f64.
+LogicalResult convInteger(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)) || failed(checkFilterRank(nc)))
+    return failure();
+  auto filter = nc.inputType(1);
+  FailureOr<Window> w =
+      readWindow(nc, nc.inputType(0), filter.getShape().drop_front(2));
+  if (failed(w))
+    return failure();
+  if (nc.hasInput(2) && nc.inputType(2).getNumElements() != 1)
+    return nc.fail("expects a scalar x_zero_point");
+  int64_t terms = 1;
+  for (int64_t d : filter.getShape().drop_front(1))
+    terms *= d;
+  Type wide = terms * 255 * 255 < (int64_t(1) << 24) ? nc.b.getF32Type()
+                                                     : nc.b.getF64Type();
+  SmallVector<int64_t> perChannel(filter.getRank(), 1);
+  perChannel[0] = filter.getDimSize(0);
+  FailureOr<Value> x = centered(nc, 0, 2, {}, wide);
+  FailureOr<Value> f = failed(x) ? x : centered(nc, 1, 3, perChannel, wide);
+  if (failed(f))
+    return failure();
+  FailureOr<Value> y = nc.create<ConvolutionOp>(
+      {*x, *f},
+      {nc.named("strides", nc.i64s(w->strides)),
+       nc.named("pads", nc.i64s(w->pads)),
+       nc.named("dilations", nc.i64s(w->dilations)),
+       nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))});
+  if (failed(y))
+    return failure();
+  return nc.result(nc.castTo(*y, nc.b.getI32Type()));
+}
+
+/// MatMulInteger: (A - a_zero_point, per row) times (B - b_zero_point, per
+/// column) in int32.
+LogicalResult matmulInteger(NodeContext &nc) {
+  if (failed(nc.requireInputs(2)))
+    return failure();
+  auto a = nc.inputType(0), b = nc.inputType(1);
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return nc.unsupported("MatMulInteger of vectors is not supported");
+  Type i32 = nc.b.getI32Type();
+  FailureOr<Value> lhs =
+      centered(nc, 0, 2, {a.getDimSize(a.getRank() - 2), 1}, i32);
+  FailureOr<Value> rhs =
+      failed(lhs) ? lhs
+                  : centered(nc, 1, 3, {b.getDimSize(b.getRank() - 1)}, i32);
+  if (failed(rhs))
+    return failure();
+  return nc.result(nc.create<MatmulOp>({*lhs, *rhs}));
 }
 
 LogicalResult convTranspose(NodeContext &nc) {
@@ -561,6 +645,8 @@ void mlir::kiln::onnx_import::appendNeuralNetHandlers(
       {"Conv", 1, conv},
       {"ConvTranspose", 1, convTranspose},
       {"MaxPool", 1, pool<PoolKind::Max>},
+      {"ConvInteger", 10, convInteger},
+      {"MatMulInteger", 10, matmulInteger},
       {"AveragePool", 1, pool<PoolKind::Average>},
       {"LpPool", 2, lpPool},
       {"GlobalMaxPool", 1, globalPool<PoolKind::Max>},

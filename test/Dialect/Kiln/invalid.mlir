@@ -818,3 +818,11 @@ func.func @gather_elements_dim(%x: tensor<4x8xf32>, %i: tensor<2x9xi64>) {
   %y = kiln.gather_elements %x, %i {axis = 0 : i64} : (tensor<4x8xf32>, tensor<2x9xi64>) -> tensor<2x9xf32>
   return
 }
+
+// -----
+
+func.func @average_pool_int(%x: tensor<1x1x4x4xi32>) {
+  // expected-error @+1 {{'kiln.pool' op average pooling expects floating-point elements}}
+  %y = kiln.pool average %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xi32> -> tensor<1x1x2x2xi32>
+  return
+}

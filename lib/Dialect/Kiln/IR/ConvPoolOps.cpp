@@ -230,6 +230,9 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *,
 LogicalResult PoolOp::verify() {
   if (getCountIncludePad() && getKind() != PoolKind::Average)
     return emitOpError("'count_include_pad' applies to average pooling only");
+  if (getKind() == PoolKind::Average &&
+      !isa<FloatType>(getInput().getType().getElementType()))
+    return emitOpError("average pooling expects floating-point elements");
   return success();
 }
 

@@ -124,7 +124,8 @@ def Kiln_PoolOp : Kiln_InferredOp<"pool"> {
     input. `pads` holds all begins then all ends. With `ceil_mode` the output
     extent rounds up, but a window may not start inside the end padding.
     `count_include_pad` makes average pooling divide by the whole window,
-    padding included.
+    padding included. Max pooling takes integers too; average pooling
+    floats only.
 
     ```mlir
     %y = kiln.pool max %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>,
@@ -132,12 +133,12 @@ def Kiln_PoolOp : Kiln_InferredOp<"pool"> {
          : tensor<1x20x24x24xf32> -> tensor<1x20x12x12xf32>
     ```
   }];
-  let arguments = (ins Kiln_PoolKindAttr:$kind, Kiln_FloatTensor:$input,
+  let arguments = (ins Kiln_PoolKindAttr:$kind, Kiln_NumericTensor:$input,
                    DenseI64ArrayAttr:$window, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                    DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
-  let results = (outs Kiln_FloatTensor:$result);
+  let results = (outs Kiln_NumericTensor:$result);
   let assemblyFormat = Kiln_KindUnaryFormat;
   let hasVerifier = 1;
 }
