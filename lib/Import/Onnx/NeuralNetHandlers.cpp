@@ -3,7 +3,7 @@
 // Handlers for ONNX's network layers: Conv, ConvTranspose (auto_pad and
 // output_shape resolved to explicit pads), ConvInteger, MatMulInteger,
 // MaxPool, AveragePool, LpPool, the global pools, BatchNormalization
-// (inference), InstanceNormalization,
+// (inference, and training mode's batch statistics), InstanceNormalization,
 // RMSNormalization (as reductions and elementwise ops), LRN, Gemm,
 // MatMul (vectors reshaped to matrices), Softmax and LogSoftmax (opset < 13
 // flattening semantics included).
@@ -332,9 +332,69 @@ template <PoolKind kind> LogicalResult globalPool(NodeContext &nc) {
       {nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind))}));
 }
 
+/// BatchNormalization-14/15 with training_mode = 1: normalized with the
+/// batch's mean and (biased) variance per channel; outputs 1 and 2 are the
+/// running statistics, input * momentum + batch * (1 - momentum).
+LogicalResult batchNormTraining(NodeContext &nc) {
+  auto type = nc.inputType(0);
+  if (type.getRank() < 2)
+    return nc.fail("expects an input of rank >= 2");
+  SmallVector<int64_t> axes, statShape(type.getRank(), 1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != 1)
+      axes.push_back(d);
+  statShape[1] = type.getDimSize(1);
+  auto mean = [&](Value v, bool keepDims) {
+    return nc.create<ReduceOp>(
+        {v}, {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(),
+                                                   ReduceKind::Mean)),
+              nc.named("axes", nc.i64s(axes)),
+              nc.named("keep_dims", nc.b.getBoolAttr(keepDims))});
+  };
+  FailureOr<Value> batchMean = mean(nc.input(0), true);
+  FailureOr<Value> centered =
+      failed(batchMean) ? batchMean
+                        : nc.binary(BinaryKind::Sub, nc.input(0), *batchMean);
+  FailureOr<Value> squared =
+      failed(centered) ? centered
+                       : nc.binary(BinaryKind::Mul, *centered, *centered);
+  FailureOr<Value> batchVar = failed(squared) ? squared : mean(*squared, false);
+  if (failed(batchVar) ||
+      failed(batchMean = nc.reshape(*batchMean, {type.getDimSize(1)})))
+    return failure();
+  FailureOr<Value> y = nc.create<BatchNormOp>(
+      {nc.input(0), nc.input(1), nc.input(2), *batchMean, *batchVar},
+      {nc.named("epsilon",
+                nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
+  if (failed(y))
+    return failure();
+  nc.setOutput(0, *y);
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  float momentum = nc.getFloat("momentum", 0.9f);
+  auto running = [&](Value input, Value batch) -> FailureOr<Value> {
+    FailureOr<Value> kept =
+        nc.binary(BinaryKind::Mul, input, nc.splat(scalarType, momentum));
+    FailureOr<Value> added =
+        failed(kept) ? kept
+                     : nc.binary(BinaryKind::Mul, batch,
+                                 nc.splat(scalarType, 1.0 - momentum));
+    if (failed(added))
+      return failure();
+    return nc.binary(BinaryKind::Add, *kept, *added);
+  };
+  for (unsigned i = 1; i < 3; ++i)
+    if (nc.hasOutput(i) &&
+        failed(nc.result(
+            running(nc.input(2 + i), i == 1 ? *batchMean : *batchVar), i)))
+      return failure();
+  return success();
+}
+
 LogicalResult batchNorm(NodeContext &nc) {
   if (failed(nc.requireInputs(5)))
     return failure();
+  if (nc.getInt("training_mode", 0) && nc.opset >= 14)
+    return batchNormTraining(nc);
   if (nc.getInt("training_mode", 0) ||
       (nc.opset < 7 && !nc.getInt("is_test", 0)))
     return nc.unsupported("training mode is not supported");
