@@ -119,6 +119,26 @@ struct LowerResize : OpRewritePattern<ResizeOp> {
             case CoordinateTransform::Asymmetric:
               orig = arith::DivFOp::create(b, l, x, f(scales[i]));
               break;
+            case CoordinateTransform::TfHalfPixelForNn:
+              orig = arith::DivFOp::create(
+                  b, l, arith::AddFOp::create(b, l, x, f(0.5)), f(scales[i]));
+              break;
+            case CoordinateTransform::HalfPixelSymmetric: {
+              // Half pixel, shifted so that the rounded output length stays
+              // centred on the input: offset = in / 2 * (1 - out / (in *
+              // scale)).
+              double length = double(in) * scales[i];
+              double offset = double(in) / 2 * (1 - double(out) / length);
+              orig = arith::AddFOp::create(
+                  b, l, f(offset),
+                  arith::SubFOp::create(
+                      b, l,
+                      arith::DivFOp::create(
+                          b, l, arith::AddFOp::create(b, l, x, f(0.5)),
+                          f(scales[i])),
+                      f(0.5)));
+              break;
+            }
             }
             if (nearestMode) {
               Value r;

@@ -808,9 +808,9 @@ LogicalResult reduce(NodeContext &nc) {
                 nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
 }
 
-/// Resize (10, 11, 13) and Upsample (9): constant scales or sizes; the
-/// coordinate transforms half_pixel, pytorch_half_pixel, align_corners and
-/// asymmetric.
+/// Resize (10, 11, 13, 18's axes) and Upsample (9): constant scales or
+/// sizes; the coordinate transforms half_pixel, pytorch_half_pixel,
+/// align_corners, asymmetric, tf_half_pixel_for_nn and half_pixel_symmetric.
 LogicalResult resize(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -839,6 +839,10 @@ LogicalResult resize(NodeContext &nc) {
     transform = CoordinateTransform::AlignCorners;
   else if (coord == "asymmetric")
     transform = CoordinateTransform::Asymmetric;
+  else if (coord == "tf_half_pixel_for_nn")
+    transform = CoordinateTransform::TfHalfPixelForNn;
+  else if (coord == "half_pixel_symmetric")
+    transform = CoordinateTransform::HalfPixelSymmetric;
   else
     return nc.unsupported("coordinate_transformation_mode '" + coord +
                           "' is not supported");
@@ -859,8 +863,6 @@ LogicalResult resize(NodeContext &nc) {
     return nc.unsupported("exclude_outside = 1 is not supported");
   if (nc.getInt("antialias", 0))
     return nc.unsupported("antialias = 1 is not supported");
-  if (nc.hasAttr("axes"))
-    return nc.unsupported("the axes attribute is not supported");
   std::string policy = nc.getString("keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch" && nc.hasInput(sizesInput))
     return nc.unsupported("keep_aspect_ratio_policy '" + policy +
@@ -882,6 +884,30 @@ LogicalResult resize(NodeContext &nc) {
   }
   if (sizes.empty() && scales.empty())
     return nc.fail("expects scales or sizes");
+  // Resize-18's axes: the scales or sizes are for these dimensions; the
+  // others keep their size.
+  if (nc.hasAttr("axes")) {
+    SmallVector<int64_t> axes = nc.getInts("axes");
+    size_t given = sizes.empty() ? scales.size() : sizes.size();
+    if (axes.size() != given)
+      return nc.fail("expects as many scales or sizes as axes (" +
+                     Twine(axes.size()) + ")");
+    SmallVector<double> allScales(rank, 1.0);
+    SmallVector<int64_t> allSizes(type.getShape());
+    for (auto [i, a] : llvm::enumerate(axes)) {
+      FailureOr<int64_t> axis = nc.axis(a, rank, "axes");
+      if (failed(axis))
+        return failure();
+      if (sizes.empty())
+        allScales[*axis] = scales[i];
+      else
+        allSizes[*axis] = sizes[i];
+    }
+    if (sizes.empty())
+      scales = allScales;
+    else
+      sizes = allSizes;
+  }
   SmallVector<int64_t> shape;
   SmallVector<NamedAttribute> attrs = {
       nc.named("mode", ResizeModeAttr::get(nc.b.getContext(), kind)),

@@ -142,7 +142,9 @@ def Kiln_CoordinateTransform : Kiln_I32Enum<"CoordinateTransform",
   I32EnumAttrCase<"HalfPixel", 0, "half_pixel">,
   I32EnumAttrCase<"PytorchHalfPixel", 1, "pytorch_half_pixel">,
   I32EnumAttrCase<"AlignCorners", 2, "align_corners">,
-  I32EnumAttrCase<"Asymmetric", 3, "asymmetric">
+  I32EnumAttrCase<"Asymmetric", 3, "asymmetric">,
+  I32EnumAttrCase<"TfHalfPixelForNn", 4, "tf_half_pixel_for_nn">,
+  I32EnumAttrCase<"HalfPixelSymmetric", 5, "half_pixel_symmetric">
 ]>;
 def Kiln_CoordinateTransformAttr
     : Kiln_EnumAttr<Kiln_CoordinateTransform, "coordinate_transform">;
