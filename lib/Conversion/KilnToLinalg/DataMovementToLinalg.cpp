@@ -68,6 +68,10 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
     int64_t offset = 0;
     for (Value input : op.getInputs()) {
       auto t = cast<RankedTensorType>(input.getType());
+      // An empty operand adds nothing (and its offset may be the end of
+      // the axis, which tensor.insert_slice refuses).
+      if (t.getNumElements() == 0)
+        continue;
       SmallVector<int64_t> offsets(type.getRank(), 0),
           strides(type.getRank(), 1);
       offsets[axis] = offset;

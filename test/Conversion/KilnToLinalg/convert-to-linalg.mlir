@@ -178,3 +178,17 @@ func.func @cubic5d(%x: tensor<2x2x2x2x2xf32>) -> tensor<4x4x4x4x4xf32> {
   %0 = kiln.resize cubic %x : tensor<2x2x2x2x2xf32> -> tensor<4x4x4x4x4xf32>
   return %0 : tensor<4x4x4x4x4xf32>
 }
+
+// -----
+
+// An empty operand of a concat adds nothing: only the non-empty one is
+// inserted (ONNX RotaryEmbedding's expanded body concatenates the empty
+// pass-through part after the rotated one).
+// CHECK-LABEL: func.func @concat_empty
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[0, 0] [2, 8] [1, 1] : tensor<2x8xf32> into tensor<2x8xf32>
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return
+func.func @concat_empty(%a: tensor<2x8xf32>, %b: tensor<2x0xf32>) -> tensor<2x8xf32> {
+  %0 = kiln.concat %a, %b {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x0xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
