@@ -1,4 +1,4 @@
-//===- AttentionHandlers.cpp - ONNX Attention as kiln ops -------*- C++ -*-===//
+//===- AttentionHandlers.cpp - ONNX attention ops as kiln ops ---*- C++ -*-===//
 //
 // ONNX Attention (23; 24's nonpad_kv_seqlen; 25's sliding window) composed
 // from kiln ops as onnx's reference computes it: 3-D inputs split into
@@ -8,6 +8,8 @@
 // the padding of nonpad_kv_seqlen, each -inf where disallowed), softmax
 // (in softmax_precision), fully masked rows set to zero, and the product
 // with V. The qk_matmul_output modes 0 to 3 are the values along the way.
+// RotaryEmbedding (23) rotates pairs of each head's first entries by the
+// cos and sin caches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -382,12 +384,116 @@ LogicalResult attention(NodeContext &nc) {
   return AttentionBuilder(nc).build();
 }
 
+/// The last dimension of a rank-4 `v` from `start`, `size` entries at
+/// `stride`.
+FailureOr<Value> lastDims(NodeContext &nc, Value v, int64_t start, int64_t size,
+                          int64_t stride = 1) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
+  return nc.create<SliceOp>(
+      {v}, {nc.named("start", nc.i64s({0, 0, 0, start})),
+            nc.named("size", nc.i64s({shape[0], shape[1], shape[2], size})),
+            nc.named("stride", nc.i64s({1, 1, 1, stride}))});
+}
+
+/// RotaryEmbedding-23: the first rotary_embedding_dim entries of each head
+/// rotated as pairs (halves, or neighbours when interleaved) by the cos
+/// and sin caches (indexed by position_ids when given); the rest pass.
+LogicalResult rotaryEmbedding(NodeContext &nc) {
+  if (failed(nc.requireInputs(3)))
+    return failure();
+  auto type = nc.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank != 3 && rank != 4)
+    return nc.fail("expects an input of rank 3 or 4");
+  // (batch, sequence, heads, size): 4-D inputs are (batch, heads,
+  // sequence, size); 3-D ones split their hidden size into num_heads.
+  FailureOr<Value> x =
+      rank == 4 ? FailureOr<Value>(nc.input(0))
+                : splitHeads(nc, nc.input(0), nc.getInt("num_heads", 0), "X");
+  if (succeeded(x))
+    x = nc.create<TransposeOp>(
+        {*x}, {nc.named("permutation", nc.i64s({0, 2, 1, 3}))});
+  if (failed(x))
+    return failure();
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(x->getType()).getShape();
+  int64_t batch = shape[0], length = shape[1], heads = shape[2];
+  int64_t size = shape[3];
+  int64_t rotary = nc.getInt("rotary_embedding_dim", 0);
+  if (rotary == 0)
+    rotary = size;
+  if (rotary < 0 || rotary > size || rotary % 2)
+    return nc.fail("rotary_embedding_dim " + Twine(rotary) +
+                   " is not an even number within the head size " +
+                   Twine(size));
+  int64_t half = rotary / 2;
+  bool interleaved = nc.getInt("interleaved", 0) != 0;
+  auto cache = [&](unsigned i) -> FailureOr<Value> {
+    FailureOr<Value> c = nc.input(i);
+    if (nc.hasInput(3))
+      c = nc.create<GatherOp>({*c, nc.input(3)},
+                              {nc.named("axis", nc.b.getI64IntegerAttr(0))});
+    if (failed(c))
+      return failure();
+    auto ct = cast<RankedTensorType>(c->getType());
+    if (ct.getNumElements() != batch * length * half)
+      return nc.fail("a cos or sin cache does not hold (batch, sequence, " +
+                     Twine(half) + ") entries");
+    return nc.reshape(*c, {batch, length, 1, half});
+  };
+  FailureOr<Value> cos = cache(1), sin = failed(cos) ? cos : cache(2);
+  int64_t step = interleaved ? 2 : 1;
+  FailureOr<Value> x1 = failed(sin) ? sin : lastDims(nc, *x, 0, half, step);
+  FailureOr<Value> x2 =
+      failed(x1) ? x1 : lastDims(nc, *x, interleaved ? 1 : half, half, step);
+  if (failed(x2))
+    return failure();
+  auto mul = [&](Value a, Value b) { return nc.binary(BinaryKind::Mul, a, b); };
+  auto combine = [&](BinaryKind kind, FailureOr<Value> a,
+                     FailureOr<Value> b) -> FailureOr<Value> {
+    if (failed(a) || failed(b))
+      return failure();
+    return nc.binary(kind, *a, *b);
+  };
+  FailureOr<Value> real =
+      combine(BinaryKind::Sub, mul(*cos, *x1), mul(*sin, *x2));
+  FailureOr<Value> imag =
+      combine(BinaryKind::Add, mul(*sin, *x1), mul(*cos, *x2));
+  if (failed(real) || failed(imag))
+    return failure();
+  auto concat = [&](ArrayRef<Value> parts, int64_t axis) {
+    return nc.create<ConcatOp>(
+        parts, {nc.named("axis", nc.b.getI64IntegerAttr(axis))});
+  };
+  FailureOr<Value> rotated;
+  if (interleaved) {
+    FailureOr<Value> r5 = nc.reshape(*real, {batch, length, heads, half, 1});
+    FailureOr<Value> i5 =
+        failed(r5) ? r5 : nc.reshape(*imag, {batch, length, heads, half, 1});
+    rotated = failed(i5) ? i5 : concat({*r5, *i5}, 4);
+    if (succeeded(rotated))
+      rotated = nc.reshape(*rotated, {batch, length, heads, rotary});
+  } else {
+    rotated = concat({*real, *imag}, 3);
+  }
+  if (succeeded(rotated) && rotary < size) {
+    FailureOr<Value> rest = lastDims(nc, *x, rotary, size - rotary);
+    rotated = failed(rest) ? rest : concat({*rotated, *rest}, 3);
+  }
+  if (failed(rotated))
+    return failure();
+  if (rank == 3)
+    return nc.result(nc.reshape(*rotated, type.getShape()));
+  return nc.result(nc.create<TransposeOp>(
+      {*rotated}, {nc.named("permutation", nc.i64s({0, 2, 1, 3}))}));
+}
+
 } // namespace
 
 void mlir::kiln::onnx_import::appendAttentionHandlers(
     std::vector<HandlerEntry> &table) {
   static const HandlerEntry entries[] = {
       {"Attention", 23, attention},
+      {"RotaryEmbedding", 23, rotaryEmbedding},
   };
   table.insert(table.end(), std::begin(entries), std::end(entries));
 }
