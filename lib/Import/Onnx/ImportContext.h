@@ -167,6 +167,7 @@ void appendComposedHandlers(std::vector<HandlerEntry> &table);
 void appendAttentionHandlers(std::vector<HandlerEntry> &table);
 void appendOrderingHandlers(std::vector<HandlerEntry> &table);
 void appendEinsumHandlers(std::vector<HandlerEntry> &table);
+void appendScatterHandlers(std::vector<HandlerEntry> &table);
 /// Rows for the op versions after opset 17 that kiln imports, each with the
 /// handler of the op's previous row (NewerVersions.cpp); after the others.
 void appendNewerVersions(std::vector<HandlerEntry> &table);

@@ -91,25 +91,39 @@ LogicalResult checkFilterRank(NodeContext &nc) {
   return success();
 }
 
-LogicalResult conv(NodeContext &nc) {
+/// The window of a convolution whose filter is input 1 (kernel_shape, when
+/// given, must match the filter's spatial shape).
+FailureOr<Window> convWindow(NodeContext &nc) {
   if (failed(nc.requireInputs(2)) || failed(checkFilterRank(nc)))
     return failure();
-  auto filter = nc.inputType(1);
-  FailureOr<Window> w =
-      readWindow(nc, nc.inputType(0), filter.getShape().drop_front(2));
+  ArrayRef<int64_t> kernel = nc.inputType(1).getShape().drop_front(2);
+  FailureOr<Window> w = readWindow(nc, nc.inputType(0), kernel);
   if (failed(w))
     return failure();
-  if (ArrayRef<int64_t>(w->kernel) != filter.getShape().drop_front(2))
+  if (ArrayRef<int64_t>(w->kernel) != kernel)
     return nc.fail("kernel_shape does not match the filter's spatial shape");
+  return w;
+}
+
+/// A kiln.convolution of (input, filter[, bias]) over `w`.
+FailureOr<Value> convolution(NodeContext &nc, ValueRange operands,
+                             const Window &w) {
+  return nc.create<ConvolutionOp>(
+      operands,
+      {nc.named("strides", nc.i64s(w.strides)),
+       nc.named("pads", nc.i64s(w.pads)),
+       nc.named("dilations", nc.i64s(w.dilations)),
+       nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))});
+}
+
+LogicalResult conv(NodeContext &nc) {
+  FailureOr<Window> w = convWindow(nc);
+  if (failed(w))
+    return failure();
   SmallVector<Value> operands = {nc.input(0), nc.input(1)};
   if (nc.hasInput(2))
     operands.push_back(nc.input(2));
-  return nc.result(nc.create<ConvolutionOp>(
-      operands,
-      {nc.named("strides", nc.i64s(w->strides)),
-       nc.named("pads", nc.i64s(w->pads)),
-       nc.named("dilations", nc.i64s(w->dilations)),
-       nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
+  return nc.result(convolution(nc, operands, *w));
 }
 
 /// An 8-bit operand of ConvInteger or MatMulInteger minus its zero point
@@ -145,15 +159,12 @@ FailureOr<Value> centered(NodeContext &nc, unsigned operand, unsigned zeroPoint,
 /// w_zero_point, per output channel) into int32, computed in f32 where no
 /// partial sum can reach 2^24 (so exactly), else in f64.
 LogicalResult convInteger(NodeContext &nc) {
-  if (failed(nc.requireInputs(2)) || failed(checkFilterRank(nc)))
-    return failure();
-  auto filter = nc.inputType(1);
-  FailureOr<Window> w =
-      readWindow(nc, nc.inputType(0), filter.getShape().drop_front(2));
+  FailureOr<Window> w = convWindow(nc);
   if (failed(w))
     return failure();
   if (nc.hasInput(2) && nc.inputType(2).getNumElements() != 1)
     return nc.fail("expects a scalar x_zero_point");
+  auto filter = nc.inputType(1);
   int64_t terms = 1;
   for (int64_t d : filter.getShape().drop_front(1))
     terms *= d;
@@ -163,14 +174,7 @@ LogicalResult convInteger(NodeContext &nc) {
   perChannel[0] = filter.getDimSize(0);
   FailureOr<Value> x = centered(nc, 0, 2, {}, wide);
   FailureOr<Value> f = failed(x) ? x : centered(nc, 1, 3, perChannel, wide);
-  if (failed(f))
-    return failure();
-  FailureOr<Value> y = nc.create<ConvolutionOp>(
-      {*x, *f},
-      {nc.named("strides", nc.i64s(w->strides)),
-       nc.named("pads", nc.i64s(w->pads)),
-       nc.named("dilations", nc.i64s(w->dilations)),
-       nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))});
+  FailureOr<Value> y = failed(f) ? f : convolution(nc, {*x, *f}, *w);
   if (failed(y))
     return failure();
   return nc.result(nc.castTo(*y, nc.b.getI32Type()));

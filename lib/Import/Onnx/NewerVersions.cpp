@@ -62,6 +62,8 @@ const NewerVersion newerVersions[] = {
     {"TopK", 24},
     {"ReverseSequence", 28},
     {"Einsum", 28},
+    {"ScatterElements", 18}, // adds the max and min reductions
+    {"ScatterND", 18},
     {"LpPool", 22},
     {"DepthToSpace", 28},
     {"SpaceToDepth", 28}, // adds mode, which the handler reads

@@ -138,6 +138,7 @@ static std::vector<HandlerEntry> handlerTable() {
   appendAttentionHandlers(table);
   appendOrderingHandlers(table);
   appendEinsumHandlers(table);
+  appendScatterHandlers(table);
   appendNewerVersions(table);
   return table;
 }
