@@ -115,7 +115,7 @@ LogicalResult AttentionBuilder::readShapes() {
       v4.getDimSize(2) != s.kvLength)
     return nc.fail("Q, K and V do not agree in batch, heads, key length or "
                    "head size");
-  if (s.qHeads % s.kvHeads)
+  if (s.kvHeads <= 0 || s.qHeads % s.kvHeads)
     return nc.fail("q_num_heads " + Twine(s.qHeads) +
                    " is not a multiple of kv_num_heads " + Twine(s.kvHeads));
   return success();

@@ -350,7 +350,8 @@ FailureOr<Value> quantizationParameter(NodeContext &nc, Value v,
   bool fits = type.getRank() == x.getRank();
   for (int64_t d = 0; fits && d < x.getRank(); ++d)
     fits = type.getDimSize(d) ==
-           (d == axis ? (size + blockSize - 1) / blockSize : x.getDimSize(d));
+           (d == axis ? size / blockSize + (size % blockSize != 0)
+                      : x.getDimSize(d));
   if (!fits)
     return nc.fail("a blocked scale or zero point must have the input's "
                    "shape, with ceil(" +

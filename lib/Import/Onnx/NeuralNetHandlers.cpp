@@ -315,11 +315,11 @@ LogicalResult lpPool(NodeContext &nc) {
        nc.named("count_include_pad", nc.b.getBoolAttr(true))});
   if (failed(mean))
     return failure();
-  int64_t size = 1;
+  double size = 1;
   for (int64_t k : w->kernel)
-    size *= k;
+    size *= double(k);
   FailureOr<Value> sum =
-      nc.binary(BinaryKind::Mul, *mean, nc.splat(scalarType, double(size)));
+      nc.binary(BinaryKind::Mul, *mean, nc.splat(scalarType, size));
   if (failed(sum) || p == 1)
     return nc.result(sum);
   if (p == 2)
