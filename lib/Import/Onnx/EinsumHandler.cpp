@@ -82,14 +82,6 @@ FailureOr<Value> sumAxes(NodeContext &nc, Value v, ArrayRef<int64_t> axes) {
             nc.named("axes", nc.i64s(axes))});
 }
 
-FailureOr<Value> permuted(NodeContext &nc, Value v, ArrayRef<int64_t> perm) {
-  for (auto [i, p] : llvm::enumerate(perm))
-    if (p != static_cast<int64_t>(i))
-      return nc.create<TransposeOp>({v},
-                                    {nc.named("permutation", nc.i64s(perm))});
-  return v;
-}
-
 /// Takes the diagonal of each label repeated within `op`.
 LogicalResult takeDiagonals(NodeContext &nc, Operand &op) {
   for (size_t p = 0; p < op.labels.size(); ++p)
@@ -178,7 +170,7 @@ FailureOr<Operand> contract(NodeContext &nc, const Operand &a, const Operand &b,
       }
       sizes.push_back(size);
     }
-    FailureOr<Value> t = permuted(nc, op.value, perm);
+    FailureOr<Value> t = nc.transpose(op.value, perm);
     return failed(t) ? t : nc.reshape(*t, sizes);
   };
   SmallVector<int64_t> aSizes, bSizes;
@@ -290,7 +282,7 @@ LogicalResult einsum(NodeContext &nc) {
   SmallVector<int64_t> perm;
   for (int label : output)
     perm.push_back(llvm::find(acc.labels, label) - acc.labels.begin());
-  return nc.result(permuted(nc, acc.value, perm));
+  return nc.result(nc.transpose(acc.value, perm));
 }
 
 } // namespace

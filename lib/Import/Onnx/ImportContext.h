@@ -113,6 +113,8 @@ public:
   Value constant(ElementsAttr value);
   /// A splat constant of `element` type.
   Value splat(RankedTensorType type, double value);
+  /// `v` transposed by `perm` (v itself for the identity).
+  FailureOr<Value> transpose(Value v, ArrayRef<int64_t> perm);
   /// `v` cast to `element` (v itself when it has that element type).
   FailureOr<Value> castTo(Value v, Type element);
   /// An i64 constant of `shape` holding `values`.

@@ -374,6 +374,13 @@ Value NodeContext::splat(RankedTensorType type, double value) {
   return constant(DenseElementsAttr::get(type, scalar));
 }
 
+FailureOr<Value> NodeContext::transpose(Value v, ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (p != static_cast<int64_t>(i))
+      return create<TransposeOp>({v}, {named("permutation", i64s(perm))});
+  return v;
+}
+
 FailureOr<Value> NodeContext::castTo(Value v, Type element) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getElementType() == element)

@@ -34,15 +34,6 @@ SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
   return inv;
 }
 
-FailureOr<Value> transposed(NodeContext &nc, Value v, ArrayRef<int64_t> perm) {
-  bool identity = true;
-  for (auto [i, p] : llvm::enumerate(perm))
-    identity = identity && p == static_cast<int64_t>(i);
-  if (identity)
-    return v;
-  return nc.create<TransposeOp>({v}, {nc.named("permutation", nc.i64s(perm))});
-}
-
 /// `v` with a dimension of 1 inserted before dimension `at`.
 FailureOr<Value> unsqueezed(NodeContext &nc, Value v, int64_t at) {
   auto shape =
@@ -106,7 +97,7 @@ LogicalResult topK(NodeContext &nc) {
   bool largest = nc.getInt("largest", 1) != 0;
 
   SmallVector<int64_t> perm = axisLast(*axis, rank);
-  FailureOr<Value> x = transposed(nc, nc.input(0), perm);
+  FailureOr<Value> x = nc.transpose(nc.input(0), perm);
   if (failed(x))
     return failure();
   // Rows i (dimension rank - 1 after unsqueezing) against columns j.
@@ -162,7 +153,7 @@ LogicalResult topK(NodeContext &nc) {
         sumOver(nc, nc.create<SelectOp>({*holds, from, zero}), rank - 1, false);
     if (failed(picked))
       return failure();
-    return transposed(nc, *picked, inverse(perm));
+    return nc.transpose(*picked, inverse(perm));
   };
   FailureOr<Value> values = pick(*xi, type.getElementType());
   if (failed(values))
