@@ -97,6 +97,68 @@ static float halfToFloat(uint16_t h) {
   return f;
 }
 
+namespace {
+/// A float format of at most 8 bits: exponent and mantissa widths, the
+/// exponent bias, and which codes are infinities and NaNs.
+struct SmallFloat {
+  enum class Special { IEEE, FN, FNUZ, None };
+  int exponentBits, mantissaBits, bias;
+  Special special;
+};
+} // namespace
+
+static bool smallFloatFormat(DataType type, SmallFloat &f) {
+  using S = SmallFloat::Special;
+  switch (type) {
+  case DataType::F8E4M3FN:
+    f = {4, 3, 7, S::FN};
+    return true;
+  case DataType::F8E4M3FNUZ:
+    f = {4, 3, 8, S::FNUZ};
+    return true;
+  case DataType::F8E5M2:
+    f = {5, 2, 15, S::IEEE};
+    return true;
+  case DataType::F8E5M2FNUZ:
+    f = {5, 2, 16, S::FNUZ};
+    return true;
+  case DataType::F4E2M1:
+    f = {2, 1, 1, S::None};
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The value of `code` (its low exponentBits + mantissaBits + 1 bits).
+static double decodeSmallFloat(uint32_t code, const SmallFloat &f) {
+  using S = SmallFloat::Special;
+  int width = f.exponentBits + f.mantissaBits + 1;
+  code &= (1u << width) - 1;
+  uint32_t magnitude = code & ((1u << (width - 1)) - 1);
+  bool negative = code >> (width - 1);
+  uint32_t exponent = magnitude >> f.mantissaBits;
+  uint32_t mantissa = magnitude & ((1u << f.mantissaBits) - 1);
+  uint32_t allOnes = (1u << f.exponentBits) - 1;
+  if ((f.special == S::FNUZ && code == 1u << (width - 1)) ||
+      (f.special == S::FN && magnitude == (1u << (width - 1)) - 1) ||
+      (f.special == S::IEEE && exponent == allOnes && mantissa))
+    return std::nan("");
+  if (f.special == S::IEEE && exponent == allOnes)
+    return negative ? -INFINITY : INFINITY;
+  double v = exponent ? std::ldexp(1.0 + std::ldexp(mantissa, -f.mantissaBits),
+                                   static_cast<int>(exponent) - f.bias)
+                      : std::ldexp(mantissa, 1 - f.bias - f.mantissaBits);
+  return negative ? -v : v;
+}
+
+bool isFloatType(DataType type) {
+  SmallFloat f;
+  return type == DataType::F32 || type == DataType::F16 ||
+         type == DataType::BF16 || type == DataType::F64 ||
+         smallFloatFormat(type, f);
+}
+
 double HostTensor::at(int64_t i) const {
   const uint8_t *p = storage.get() + i * rt::dataTypeBytes(type);
   switch (type) {
@@ -159,6 +221,25 @@ double HostTensor::at(int64_t i) const {
     std::memcpy(&v, p, 8);
     return static_cast<double>(v);
   }
+  // Sub-byte integers: the low bits (the device leaves the others
+  // unspecified), sign-extended for I4 and I2.
+  case DataType::I4:
+    return static_cast<int8_t>(*p << 4) >> 4;
+  case DataType::U4:
+    return *p & 0xf;
+  case DataType::I2:
+    return static_cast<int8_t>(*p << 6) >> 6;
+  case DataType::U2:
+    return *p & 0x3;
+  case DataType::F8E4M3FN:
+  case DataType::F8E4M3FNUZ:
+  case DataType::F8E5M2:
+  case DataType::F8E5M2FNUZ:
+  case DataType::F4E2M1: {
+    SmallFloat f;
+    smallFloatFormat(type, f);
+    return decodeSmallFloat(*p, f);
+  }
   }
   return 0;
 }
@@ -184,9 +265,7 @@ rt::Status compareTensors(const HostTensor &actual, const HostTensor &expected,
     return rt::Status(rt::StatusCode::InvalidArgument,
                       "type " + actual.typeString() + ", expected " +
                           expected.typeString());
-  bool isFloat =
-      expected.type == DataType::F32 || expected.type == DataType::F16 ||
-      expected.type == DataType::BF16 || expected.type == DataType::F64;
+  bool isFloat = isFloatType(expected.type);
   int64_t mismatches = 0, first = -1;
   double worst = 0;
   // The output's magnitude: the root mean square of its finite values.
@@ -288,6 +367,21 @@ void fillRandom(HostTensor &t, std::mt19937 &rng) {
       std::memcpy(p + 2 * i, &v, 2);
       break;
     }
+    case DataType::I4:
+    case DataType::U4:
+    case DataType::I2:
+    case DataType::U2:
+      p[i] = static_cast<uint8_t>(small(rng) % 2);
+      break;
+    case DataType::F8E4M3FN:
+    case DataType::F8E4M3FNUZ:
+    case DataType::F8E5M2:
+    case DataType::F8E5M2FNUZ:
+    case DataType::F4E2M1:
+      // A small positive number of the format: a mantissa of 0 or 1 and a
+      // small exponent field, never a NaN or infinity code.
+      p[i] = static_cast<uint8_t>(small(rng) % 3 + 1);
+      break;
     case DataType::U8:
     case DataType::U16:
     case DataType::U32:

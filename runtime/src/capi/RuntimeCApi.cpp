@@ -89,7 +89,10 @@ static_assert(KILN_DATA_TYPE_BOOL == static_cast<int>(DataType::Bool) &&
                   KILN_DATA_TYPE_BF16 == static_cast<int>(DataType::BF16) &&
                   KILN_DATA_TYPE_F64 == static_cast<int>(DataType::F64) &&
                   KILN_DATA_TYPE_I16 == static_cast<int>(DataType::I16) &&
-                  KILN_DATA_TYPE_U64 == static_cast<int>(DataType::U64),
+                  KILN_DATA_TYPE_U64 == static_cast<int>(DataType::U64) &&
+                  KILN_DATA_TYPE_F8E4M3FN ==
+                      static_cast<int>(DataType::F8E4M3FN) &&
+                  KILN_DATA_TYPE_U2 == static_cast<int>(DataType::U2),
               "kiln_data_type mirrors kiln::rt::DataType");
 
 //===----------------------------------------------------------------------===//

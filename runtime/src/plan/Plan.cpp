@@ -28,6 +28,15 @@ int64_t dataTypeBytes(DataType type) {
   case DataType::I8:
   case DataType::U8:
   case DataType::Bool:
+  case DataType::F8E4M3FN:
+  case DataType::F8E4M3FNUZ:
+  case DataType::F8E5M2:
+  case DataType::F8E5M2FNUZ:
+  case DataType::F4E2M1:
+  case DataType::I4:
+  case DataType::U4:
+  case DataType::I2:
+  case DataType::U2:
     return 1;
   case DataType::I64:
   case DataType::U64:
@@ -70,6 +79,24 @@ const char *dataTypeName(DataType type) {
     return "u32";
   case DataType::U64:
     return "u64";
+  case DataType::F8E4M3FN:
+    return "f8e4m3fn";
+  case DataType::F8E4M3FNUZ:
+    return "f8e4m3fnuz";
+  case DataType::F8E5M2:
+    return "f8e5m2";
+  case DataType::F8E5M2FNUZ:
+    return "f8e5m2fnuz";
+  case DataType::F4E2M1:
+    return "f4e2m1";
+  case DataType::I4:
+    return "i4";
+  case DataType::U4:
+    return "u4";
+  case DataType::I2:
+    return "i2";
+  case DataType::U2:
+    return "u2";
   }
   return "invalid";
 }
@@ -204,7 +231,8 @@ private:
         return fail("tensor '" + t.name + "' has data type " +
                     std::to_string(static_cast<int>(t.type)) +
                     ", expected one of f32, f16, bf16, f64, i8, i16, i32, i64, "
-                    "u8, u16, u32, u64, bool");
+                    "u8, u16, u32, u64, bool, f8e4m3fn, f8e4m3fnuz, f8e5m2, "
+                    "f8e5m2fnuz, f4e2m1, i4, u4, i2, u2");
       // Byte sizes stay below 2^63 so that numBytes() is exact.
       uint64_t bytes = static_cast<uint64_t>(elementBytes);
       const uint64_t limit = std::numeric_limits<int64_t>::max();

@@ -24,7 +24,11 @@
 
 namespace kiln::rt {
 
-/// Element types of I/O tensors (bool is one byte per element).
+/// Element types of I/O tensors (bool is one byte per element). The 8-bit
+/// floats (ONNX's FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ)
+/// are one byte each; the sub-byte types (I4, U4, I2, U2 and the 4-bit float
+/// F4E2M1) are also stored one element per byte, unpacked: the value is in
+/// the low bits, and the high bits of a device output are unspecified.
 enum class DataType : uint8_t {
   F32,
   F16,
@@ -38,11 +42,21 @@ enum class DataType : uint8_t {
   U8,
   U16,
   U32,
-  U64
+  U64,
+  F8E4M3FN,
+  F8E4M3FNUZ,
+  F8E5M2,
+  F8E5M2FNUZ,
+  F4E2M1,
+  I4,
+  U4,
+  I2,
+  U2
 };
 /// Bytes per element.
 int64_t dataTypeBytes(DataType type);
-/// "f32", "f16", "bf16", "i8", "i32", "i64", "bool", "f64", "i16".
+/// "f32", "f16", "bf16", "i8", "i32", "i64", "bool", "f64", "i16", ...,
+/// "f8e4m3fn", ..., "f4e2m1", "i4", "u4", "i2", "u2".
 const char *dataTypeName(DataType type);
 
 /// Where an address points.

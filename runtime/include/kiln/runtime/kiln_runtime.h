@@ -167,7 +167,18 @@ typedef enum kiln_data_type {
   KILN_DATA_TYPE_U8 = 9,
   KILN_DATA_TYPE_U16 = 10,
   KILN_DATA_TYPE_U32 = 11,
-  KILN_DATA_TYPE_U64 = 12
+  KILN_DATA_TYPE_U64 = 12,
+  KILN_DATA_TYPE_F8E4M3FN = 13,
+  KILN_DATA_TYPE_F8E4M3FNUZ = 14,
+  KILN_DATA_TYPE_F8E5M2 = 15,
+  KILN_DATA_TYPE_F8E5M2FNUZ = 16,
+  /// The sub-byte types are stored one element per byte (the value in the
+  /// low bits).
+  KILN_DATA_TYPE_F4E2M1 = 17,
+  KILN_DATA_TYPE_I4 = 18,
+  KILN_DATA_TYPE_U4 = 19,
+  KILN_DATA_TYPE_I2 = 20,
+  KILN_DATA_TYPE_U2 = 21
 } kiln_data_type;
 
 /// Verifies and loads the plan in `data` (`size` bytes, which the caller

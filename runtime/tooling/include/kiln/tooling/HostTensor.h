@@ -29,6 +29,8 @@ constexpr int64_t kMaxHostTensorBytes = int64_t(1) << 40;
 /// "f32", "f16", "bf16", "i8", "i32", "i64", "i1": element types as MLIR
 /// spells them, for messages about shapes ("1x3x224x224xf32").
 const char *elementTypeName(DataType type);
+/// Whether `type` holds floating-point values (f64 down to the 4-bit float).
+bool isFloatType(DataType type);
 
 class HostTensor {
 public:
