@@ -103,6 +103,9 @@ if [ "$what" = all ] || [ "$what" = conformance ]; then
   fi
   echo "== CumSum and edge cases (test/Reference/*.test) on the GPU"
   "$bin/kiln-conformance" --backend=gpu "$carry/refcases_cumsum" "$carry/refcases_edge" 2>&1 | tail -4
+  echo "== float8, float4 and sub-byte integer casts (test/Reference/small-types.test) on the GPU"
+  python3 test/Reference/Inputs/make_small_type_cases.py "$out/small-types" > /dev/null
+  "$bin/kiln-conformance" --backend=gpu -j 16 "$out/small-types" 2>&1 | grep -Ev "^PASS"
   echo "== aliasing and view cases (test/Target/Plan/gpu-cases.test) on the GPU"
   python3 test/Target/Plan/Inputs/make_gpu_cases.py "$out/cases" > /dev/null
   "$bin/kiln-conformance" --backend=gpu -j 16 "$out/cases" 2>&1 | grep -Ev "^PASS"

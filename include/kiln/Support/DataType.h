@@ -38,8 +38,26 @@ inline std::optional<::kiln::rt::DataType> getRuntimeDataType(Type type) {
     return DataType::U32;
   if (type.isUnsignedInteger(64))
     return DataType::U64;
+  if (isa<Float8E4M3FNType>(type))
+    return DataType::F8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(type))
+    return DataType::F8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(type))
+    return DataType::F8E5M2;
+  if (isa<Float8E5M2FNUZType>(type))
+    return DataType::F8E5M2FNUZ;
+  if (isa<Float4E2M1FNType>(type))
+    return DataType::F4E2M1;
+  if (type.isUnsignedInteger(4))
+    return DataType::U4;
+  if (type.isUnsignedInteger(2))
+    return DataType::U2;
   if (type.isSignedInteger())
     return std::nullopt;
+  if (type.isInteger(4))
+    return DataType::I4;
+  if (type.isInteger(2))
+    return DataType::I2;
   if (type.isInteger(8))
     return DataType::I8;
   if (type.isInteger(32))

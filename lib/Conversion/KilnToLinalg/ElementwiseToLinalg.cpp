@@ -400,7 +400,7 @@ struct LowerCast : OpRewritePattern<CastOp> {
         op, elementwise(rewriter, op.getLoc(), op.getType(), {op.getInput()},
                         [&](OpBuilder &b, Location loc, ValueRange args) {
                           return convert(b, loc, args[0], to, fromUnsigned,
-                                         toUnsigned);
+                                         toUnsigned, op.getSaturate());
                         }));
     return success();
   }

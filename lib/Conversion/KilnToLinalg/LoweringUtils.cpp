@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -254,11 +255,18 @@ Value mlir::kiln::lowering::min(OpBuilder &b, Location loc, Value x, Value y,
 }
 
 Value mlir::kiln::lowering::convert(OpBuilder &b, Location loc, Value x,
-                                    Type to, bool fromUnsigned,
-                                    bool toUnsigned) {
+                                    Type to, bool fromUnsigned, bool toUnsigned,
+                                    bool saturate) {
   Type from = x.getType();
   if (from == to)
     return x;
+  // The small floats go through f32 (f64 is rounded twice).
+  if (isSmallFloat(from))
+    return convert(b, loc, extendSmallFloat(b, loc, x), to, false, toUnsigned,
+                   saturate);
+  if (isSmallFloat(to))
+    return truncateToSmallFloat(
+        b, loc, convert(b, loc, x, b.getF32Type(), fromUnsigned), to, saturate);
   auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
   if (fromF && toF && fromF.getWidth() == toF.getWidth()) {
     // f16 <-> bf16: through f32.
@@ -273,6 +281,24 @@ Value mlir::kiln::lowering::convert(OpBuilder &b, Location loc, Value x,
     if (to.isInteger(1))
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
                                    scalar(b, loc, from, 0));
+    unsigned width = to.getIntOrFloatBitWidth();
+    if (width < 8) {
+      // Sub-byte integers: truncated toward zero, and 0 out of range (as
+      // onnx's reference implementation, ml_dtypes, does).
+      double lo = toUnsigned ? 0 : -std::ldexp(1.0, width - 1);
+      double hi = toUnsigned ? std::ldexp(1.0, width) - 1
+                             : std::ldexp(1.0, width - 1) - 1;
+      Value inRange = arith::AndIOp::create(
+          b, loc,
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                scalar(b, loc, from, lo - 1)),
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                scalar(b, loc, from, hi + 1)));
+      Value safe =
+          arith::SelectOp::create(b, loc, inRange, x, scalar(b, loc, from, 0));
+      Value whole = arith::FPToSIOp::create(b, loc, b.getI32Type(), safe);
+      return arith::TruncIOp::create(b, loc, to, whole);
+    }
     return toUnsigned ? Value(arith::FPToUIOp::create(b, loc, to, x))
                       : Value(arith::FPToSIOp::create(b, loc, to, x));
   }

@@ -73,9 +73,22 @@ Value max(OpBuilder &b, Location loc, Value x, Value y,
 Value min(OpBuilder &b, Location loc, Value x, Value y,
           bool isUnsigned = false);
 /// Converts a scalar between element types (float/int, any width, i1);
-/// `fromUnsigned`/`toUnsigned` say how the integers are read.
+/// `fromUnsigned`/`toUnsigned` say how the integers are read. `saturate`
+/// is kiln.cast's, for a conversion to an 8-bit float.
 Value convert(OpBuilder &b, Location loc, Value x, Type to,
-              bool fromUnsigned = false, bool toUnsigned = false);
+              bool fromUnsigned = false, bool toUnsigned = false,
+              bool saturate = true);
+
+/// Whether `type` is a float of at most 8 bits that kiln converts with
+/// integer arithmetic (SmallFloats.cpp): f8E4M3FN, f8E4M3FNUZ, f8E5M2,
+/// f8E5M2FNUZ, f4E2M1FN.
+bool isSmallFloat(Type type);
+/// The f32 `x` as the small float type `to`, rounding to nearest even;
+/// `saturate` clamps to its largest finite value first (kiln.cast).
+Value truncateToSmallFloat(OpBuilder &b, Location loc, Value x, Type to,
+                           bool saturate);
+/// The small float `x` as f32 (exact).
+Value extendSmallFloat(OpBuilder &b, Location loc, Value x);
 
 } // namespace mlir::kiln::lowering
 

@@ -3,9 +3,10 @@
 // ONNX ops that kiln imports as constants or as short compositions of its
 // own ops, as the ONNX function bodies define them: EyeLike and the
 // Hann/Hamming/Blackman windows (constants: their shapes and sizes are
-// static), Celu, Swish, SwiGLU, LpNormalization, MeanVarianceNormalization,
-// OneHot, QuantizeLinear and DequantizeLinear (per tensor, per axis or
-// blocked; 8- and 16-bit integers), DynamicQuantizeLinear.
+// static), Celu, Swish, Mish, SwiGLU, LpNormalization,
+// MeanVarianceNormalization, GroupNormalization, OneHot, QuantizeLinear and
+// DequantizeLinear (per tensor, per axis or blocked; 2- to 16-bit integers,
+// float8 and float4), DynamicQuantizeLinear.
 //
 //===----------------------------------------------------------------------===//
 
@@ -364,17 +365,24 @@ FailureOr<Value> quantizationParameter(NodeContext &nc, Value v,
                              {nc.named("axis", nc.b.getI64IntegerAttr(axis))});
 }
 
-/// Whether `type` is an integer type kiln quantizes to or from: 8 or 16
-/// bits (and 32 bits to dequantize).
+/// Whether `type` is a float of at most 8 bits (float8, float4).
+bool isSmallFloat(Type type) {
+  return isa<FloatType>(type) && type.getIntOrFloatBitWidth() <= 8;
+}
+
+/// Whether `type` is a type kiln quantizes to or from: integers of 2, 4, 8
+/// or 16 bits (and 32 bits to dequantize), the 8-bit floats and float4.
 bool isQuantizedType(Type type, bool dequantize) {
-  return type.isInteger(8) || type.isInteger(16) ||
-         (dequantize && type.isInteger(32));
+  return type.isInteger(2) || type.isInteger(4) || type.isInteger(8) ||
+         type.isInteger(16) || (dequantize && type.isInteger(32)) ||
+         (isSmallFloat(type) && !isa<Float8E8M0FNUType>(type));
 }
 
 /// QuantizeLinear (10; 13's axis; 19's saturate, which concerns float8
 /// only; 21's block_size and output_dtype; 23's precision):
 /// saturate(round(x / scale) + zero_point), rounding half to even, into
-/// the zero point's type (output_dtype, or uint8 by default), in f32.
+/// the zero point's type (output_dtype, or uint8 by default), in f32. To a
+/// float8 or float4 it is x / scale + zero_point, cast with `saturate`.
 LogicalResult quantizeLinear(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
     return failure();
@@ -389,8 +397,9 @@ LogicalResult quantizeLinear(NodeContext &nc) {
     return nc.fail("output_dtype " + dataTypeName(int32_t(outputDtype)) +
                    " differs from the zero point's type");
   if (!out || !isQuantizedType(out, false))
-    return nc.unsupported("quantizing to types other than 8- and 16-bit "
-                          "integers is not supported");
+    return nc.unsupported("quantizing to types other than 2-, 4-, 8- and "
+                          "16-bit integers, float8 and float4 is not "
+                          "supported");
   if (int64_t precision = nc.getInt("precision", 0); precision > 1)
     return nc.unsupported("precision " + dataTypeName(int32_t(precision)) +
                           " is not supported (kiln divides in float)");
@@ -410,8 +419,11 @@ LogicalResult quantizeLinear(NodeContext &nc) {
   FailureOr<Value> q = nc.binary(BinaryKind::Div, *x, *scale);
   if (failed(q))
     return failure();
-  q = nc.create<UnaryOp>(
-      {*q}, {nc.named("kind", UnaryKindAttr::get(context, UnaryKind::Round))});
+  bool toFloat = isa<FloatType>(out);
+  if (!toFloat)
+    q = nc.create<UnaryOp>(
+        {*q},
+        {nc.named("kind", UnaryKindAttr::get(context, UnaryKind::Round))});
   if (failed(q))
     return failure();
   if (nc.hasInput(2)) {
@@ -420,6 +432,14 @@ LogicalResult quantizeLinear(NodeContext &nc) {
     if (failed(zero) || failed(zero = nc.castTo(*zero, f32)) ||
         failed(q = nc.binary(BinaryKind::Add, *q, *zero)))
       return failure();
+  }
+  if (toFloat) {
+    SmallVector<NamedAttribute, 1> attrs;
+    if (!nc.getInt("saturate", 1))
+      attrs.push_back(nc.named("saturate", nc.b.getBoolAttr(false)));
+    auto qType = cast<RankedTensorType>(q->getType());
+    return nc.result(nc.createTyped<CastOp>(
+        RankedTensorType::get(qType.getShape(), out), {*q}, attrs));
   }
   unsigned width = out.getIntOrFloatBitWidth();
   bool isUnsigned = out.isUnsignedInteger();
@@ -442,8 +462,9 @@ LogicalResult dequantizeLinear(NodeContext &nc) {
     return failure();
   auto type = nc.inputType(0);
   if (!isQuantizedType(type.getElementType(), true))
-    return nc.unsupported("dequantizing other than 8-, 16- or 32-bit "
-                          "integers is not supported");
+    return nc.unsupported("dequantizing other than 2-, 4-, 8-, 16- or "
+                          "32-bit integers, float8 and float4 is not "
+                          "supported");
   Type out = nc.inputType(1).getElementType();
   if (int64_t outputDtype = nc.getInt("output_dtype", 0)) {
     out = convertElementType(nc.b.getContext(), int32_t(outputDtype));

@@ -292,10 +292,14 @@ LogicalResult prelu(NodeContext &nc) {
   return nc.result(nc.create<SelectOp>({*negative, *scaled, x}));
 }
 
+/// Cast and CastLike: `saturate` (Cast-19) matters for the 8-bit floats.
 LogicalResult castTo(NodeContext &nc, Type element) {
   auto type = nc.inputType(0);
+  SmallVector<NamedAttribute, 1> attrs;
+  if (!nc.getInt("saturate", 1))
+    attrs.push_back(nc.named("saturate", nc.b.getBoolAttr(false)));
   return nc.result(nc.createTyped<CastOp>(
-      RankedTensorType::get(type.getShape(), element), {nc.input(0)}));
+      RankedTensorType::get(type.getShape(), element), {nc.input(0)}, attrs));
 }
 
 LogicalResult castHandler(NodeContext &nc) {

@@ -57,23 +57,69 @@ Type mlir::kiln::onnx_import::convertElementType(MLIRContext *ctx,
     return IntegerType::get(ctx, 32, IntegerType::Unsigned);
   case onnx::TensorProto::UINT64:
     return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  // The newer types, by number: Debian's onnx 1.12 schema does not name them.
+  case 17: // FLOAT8E4M3FN
+    return Float8E4M3FNType::get(ctx);
+  case 18: // FLOAT8E4M3FNUZ
+    return Float8E4M3FNUZType::get(ctx);
+  case 19: // FLOAT8E5M2
+    return Float8E5M2Type::get(ctx);
+  case 20: // FLOAT8E5M2FNUZ
+    return Float8E5M2FNUZType::get(ctx);
+  case 21: // UINT4
+    return IntegerType::get(ctx, 4, IntegerType::Unsigned);
+  case 22: // INT4
+    return IntegerType::get(ctx, 4);
+  case 23: // FLOAT4E2M1
+    return Float4E2M1FNType::get(ctx);
+  case 25: // UINT2
+    return IntegerType::get(ctx, 2, IntegerType::Unsigned);
+  case 26: // INT2
+    return IntegerType::get(ctx, 2);
   default:
     return nullptr;
   }
 }
 
 std::string mlir::kiln::onnx_import::dataTypeName(int32_t dataType) {
+  // Names of the types newer than Debian's onnx 1.12 schema.
+  static const char *const newer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
+      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
   if (onnx::TensorProto::DataType_IsValid(dataType))
     return onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(dataType));
+  if (dataType >= 17 && dataType <= 26)
+    return newer[dataType - 17];
   return "data type " + std::to_string(dataType);
 }
 
-/// Bytes per element as ONNX stores them (bool: one byte).
+/// Bytes per element in kiln's memory (bool and the sub-byte types: one).
 static int64_t storageBytes(Type element) {
-  if (element.isInteger(1))
-    return 1;
-  return element.getIntOrFloatBitWidth() / 8;
+  return std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+}
+
+/// Bits per element of the types ONNX packs several to a byte (4 or 2), or 0.
+static int packedBits(Type element) {
+  unsigned width = element.getIntOrFloatBitWidth();
+  return width == 4 || width == 2 ? static_cast<int>(width) : 0;
+}
+
+/// Unpacks `count` elements of `bits` bits (the first in the low bits of the
+/// first byte) to one per byte, sign-extended when `isSigned`.
+static std::string unpack(llvm::StringRef packed, int64_t count, int bits,
+                          bool isSigned) {
+  std::string out(static_cast<size_t>(count), '\0');
+  int perByte = 8 / bits;
+  for (int64_t i = 0; i < count; ++i) {
+    unsigned v =
+        (static_cast<uint8_t>(packed[i / perByte]) >> (bits * (i % perByte))) &
+        ((1u << bits) - 1);
+    if (isSigned && (v >> (bits - 1)))
+      v |= ~0u << bits;
+    out[i] = static_cast<char>(v);
+  }
+  return out;
 }
 
 /// Reads external data `location` [offset, offset + length) from inside
@@ -273,7 +319,37 @@ FailureOr<ElementsAttr> mlir::kiln::onnx_import::convertTensor(
     shape.push_back(d);
   }
   auto type = RankedTensorType::get(shape, element);
-  int64_t bytesNeeded = count * storageBytes(element);
+  int bits = packedBits(element);
+  int64_t bytesNeeded =
+      bits ? (count * bits + 7) / 8 : count * storageBytes(element);
+  if (bits) {
+    // 4-bit and 2-bit elements come packed, in raw_data or one byte per
+    // int32_data entry; kiln holds them one per byte.
+    std::string packed;
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+      error = "external data of " + dataTypeName(t.data_type()) +
+              " is not supported";
+      return failure();
+    }
+    if (t.has_raw_data()) {
+      packed = t.raw_data();
+    } else {
+      for (int32_t v : t.int32_data())
+        packed.push_back(static_cast<char>(v));
+    }
+    if (static_cast<int64_t>(packed.size()) != bytesNeeded) {
+      error = std::string(t.has_raw_data() ? "raw_data" : "int32_data") +
+              " holds " + std::to_string(packed.size()) +
+              " packed bytes, but dims " + formatDims(shape) + " of " +
+              dataTypeName(t.data_type()) + " need " +
+              std::to_string(bytesNeeded);
+      return failure();
+    }
+    std::string bytes =
+        unpack(packed, count, bits, element.isSignlessInteger());
+    return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
+        type, llvm::ArrayRef<char>(bytes.data(), bytes.size())));
+  }
 
   // Where the bytes are: external file, raw_data, or typed fields.
   std::unique_ptr<llvm::MemoryBuffer> external;

@@ -64,8 +64,51 @@ static bool typeOf(int32_t dataType, DataType &kind) {
   case onnx::TensorProto::UINT64:
     kind = DataType::U64;
     return true;
+  // The newer types, by number: Debian's onnx 1.12 schema does not name them.
+  case 17: // FLOAT8E4M3FN
+    kind = DataType::F8E4M3FN;
+    return true;
+  case 18: // FLOAT8E4M3FNUZ
+    kind = DataType::F8E4M3FNUZ;
+    return true;
+  case 19: // FLOAT8E5M2
+    kind = DataType::F8E5M2;
+    return true;
+  case 20: // FLOAT8E5M2FNUZ
+    kind = DataType::F8E5M2FNUZ;
+    return true;
+  case 21: // UINT4
+    kind = DataType::U4;
+    return true;
+  case 22: // INT4
+    kind = DataType::I4;
+    return true;
+  case 23: // FLOAT4E2M1
+    kind = DataType::F4E2M1;
+    return true;
+  case 25: // UINT2
+    kind = DataType::U2;
+    return true;
+  case 26: // INT2
+    kind = DataType::I2;
+    return true;
   default:
     return false;
+  }
+}
+
+/// Bits per element of the types ONNX packs several to a byte (4 or 2), or 0.
+static int packedBits(DataType type) {
+  switch (type) {
+  case DataType::I4:
+  case DataType::U4:
+  case DataType::F4E2M1:
+    return 4;
+  case DataType::I2:
+  case DataType::U2:
+    return 2;
+  default:
+    return 0;
   }
 }
 
@@ -102,6 +145,36 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
   }
   // The data must match the dims before anything is allocated.
   int64_t width = rt::dataTypeBytes(type), bytes = count * width;
+  // ONNX packs 4-bit and 2-bit elements, the first in the low bits, in
+  // raw_data or one byte per int32_data entry; kiln holds one per byte.
+  if (int bits = packedBits(type)) {
+    int64_t perByte = 8 / bits, packed = (count + perByte - 1) / perByte;
+    if (proto.has_raw_data()
+            ? static_cast<int64_t>(proto.raw_data().size()) != packed
+            : proto.int32_data_size() != packed)
+      return bad(
+          "'" + path + "': " +
+          (proto.has_raw_data() ? "raw_data" : "int32_data") + " holds " +
+          std::to_string(proto.has_raw_data() ? proto.raw_data().size()
+                                              : proto.int32_data_size()) +
+          " packed bytes, expected " + std::to_string(packed));
+    auto t = HostTensor::create(proto.name(), type, shape);
+    if (!t.isOk())
+      return bad("'" + path + "': " + t.status().message());
+    auto *out = static_cast<uint8_t *>(t->data());
+    bool isSigned = type == DataType::I4 || type == DataType::I2;
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t byte = i / perByte;
+      uint32_t word = proto.has_raw_data()
+                          ? static_cast<uint8_t>(proto.raw_data()[byte])
+                          : static_cast<uint32_t>(proto.int32_data(byte));
+      uint32_t v = (word >> (bits * (i % perByte))) & ((1u << bits) - 1);
+      if (isSigned && (v >> (bits - 1)))
+        v |= ~0u << bits; // sign-extend within the byte
+      out[i] = static_cast<uint8_t>(v);
+    }
+    return t;
+  }
   if (proto.has_raw_data()) {
     if (static_cast<int64_t>(proto.raw_data().size()) != bytes)
       return bad("'" + path + "': raw_data holds " +

@@ -192,3 +192,68 @@ func.func @concat_empty(%a: tensor<2x8xf32>, %b: tensor<2x0xf32>) -> tensor<2x8x
   %0 = kiln.concat %a, %b {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x0xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+
+// -----
+
+// A cast to a float8 rounds the f32 bits with integer arithmetic
+// (SmallFloats.cpp): no arith.truncf to f8 remains, which neither LLVM
+// lowering handles. Without saturation an overflow is the NaN code 0x7f
+// with the sign.
+// CHECK-LABEL: func.func @cast_to_float8
+// CHECK: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f8E4M3FN):
+// CHECK: arith.bitcast %[[IN]] : f32 to i32
+// CHECK-NOT: arith.minimumf
+// CHECK: %[[NAN:.+]] = arith.constant 127 : i32
+// CHECK: %[[CODE:.+]] = arith.trunci %{{.+}} : i32 to i8
+// CHECK: %[[F8:.+]] = arith.bitcast %[[CODE]] : i8 to f8E4M3FN
+// CHECK: linalg.yield %[[F8]] : f8E4M3FN
+// CHECK-NOT: arith.truncf
+func.func @cast_to_float8(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
+  %0 = kiln.cast %x {saturate = false} : tensor<4xf32> to tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+// Saturation clamps to the largest finite value first (NaN stays NaN).
+// CHECK-LABEL: func.func @cast_to_float8_saturated
+// CHECK: %[[LO:.+]] = arith.constant -5.734400e+04 : f32
+// CHECK: arith.maximumf %{{.+}}, %[[LO]] : f32
+// CHECK: %[[HI:.+]] = arith.constant 5.734400e+04 : f32
+// CHECK: arith.minimumf %{{.+}}, %[[HI]] : f32
+// CHECK: arith.bitcast %{{.+}} : i8 to f8E5M2
+func.func @cast_to_float8_saturated(%x: tensor<4xf16>) -> tensor<4xf8E5M2> {
+  %0 = kiln.cast %x : tensor<4xf16> to tensor<4xf8E5M2>
+  return %0 : tensor<4xf8E5M2>
+}
+
+// -----
+
+// From a float8: the code's fields rebuilt as f32 bits, then narrowed.
+// CHECK-LABEL: func.func @cast_from_float8
+// CHECK: ^bb0(%[[IN:.+]]: f8E5M2, %{{.+}}: f16):
+// CHECK: %[[BITS:.+]] = arith.bitcast %[[IN]] : f8E5M2 to i8
+// CHECK: arith.extui %[[BITS]] : i8 to i32
+// CHECK: %[[F32:.+]] = arith.bitcast %{{.+}} : i32 to f32
+// CHECK: arith.truncf %[[F32]] : f32 to f16
+func.func @cast_from_float8(%x: tensor<4xf8E5M2>) -> tensor<4xf16> {
+  %0 = kiln.cast %x : tensor<4xf8E5M2> to tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// A float to a 4-bit integer: 0 outside [-8, 7] after truncation.
+// CHECK-LABEL: func.func @cast_to_int4
+// CHECK: %[[HI:.+]] = arith.constant 8.000000e+00 : f32
+// CHECK: %[[BELOW:.+]] = arith.cmpf olt, %{{.+}}, %[[HI]] : f32
+// CHECK: %[[LO:.+]] = arith.constant -9.000000e+00 : f32
+// CHECK: %[[ABOVE:.+]] = arith.cmpf ogt, %{{.+}}, %[[LO]] : f32
+// CHECK: %[[IN:.+]] = arith.andi %[[ABOVE]], %[[BELOW]] : i1
+// CHECK: %[[SAFE:.+]] = arith.select %[[IN]]
+// CHECK: %[[WHOLE:.+]] = arith.fptosi %[[SAFE]] : f32 to i32
+// CHECK: arith.trunci %[[WHOLE]] : i32 to i4
+func.func @cast_to_int4(%x: tensor<4xf32>) -> tensor<4xi4> {
+  %0 = kiln.cast %x : tensor<4xf32> to tensor<4xi4>
+  return %0 : tensor<4xi4>
+}

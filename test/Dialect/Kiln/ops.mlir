@@ -131,6 +131,24 @@ func.func @elementwise(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %i: tensor<2x3xi3
   return %2, %3, %5, %6, %7, %9 : tensor<2x3xf32>, tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf16>, tensor<2x3xi1>
 }
 
+// The storage types: float8 (saturate elided when true), float4 and the
+// sub-byte integers.
+// CHECK-LABEL: func.func @small_types
+func.func @small_types(%x: tensor<4xf32>) -> (tensor<4xf8E4M3FN>, tensor<4xf8E5M2>, tensor<4xf4E2M1FN>, tensor<2x2xi4>, tensor<4xui2>) {
+  // CHECK: kiln.cast %{{.+}} {saturate = false} : tensor<4xf32> to tensor<4xf8E4M3FN>
+  %0 = kiln.cast %x {saturate = false} : tensor<4xf32> to tensor<4xf8E4M3FN>
+  // CHECK: kiln.cast %{{.+}} : tensor<4xf32> to tensor<4xf8E5M2>
+  %1 = kiln.cast %x {saturate = true} : tensor<4xf32> to tensor<4xf8E5M2>
+  // CHECK: kiln.cast %{{.+}} : tensor<4xf8E5M2> to tensor<4xf4E2M1FN>
+  %2 = kiln.cast %1 : tensor<4xf8E5M2> to tensor<4xf4E2M1FN>
+  %3 = kiln.cast %x : tensor<4xf32> to tensor<4xi4>
+  // CHECK: kiln.reshape %{{.+}} : tensor<4xi4> -> tensor<2x2xi4>
+  %4 = kiln.reshape %3 : tensor<4xi4> -> tensor<2x2xi4>
+  // CHECK: kiln.cast %{{.+}} : tensor<4xf32> to tensor<4xui2>
+  %5 = kiln.cast %x : tensor<4xf32> to tensor<4xui2>
+  return %0, %1, %2, %4, %5 : tensor<4xf8E4M3FN>, tensor<4xf8E5M2>, tensor<4xf4E2M1FN>, tensor<2x2xi4>, tensor<4xui2>
+}
+
 // CHECK-LABEL: func.func @scale
 func.func @scale(%x: tensor<1x3x4x4xf32>, %u: tensor<1xf32>, %c: tensor<3xf32>, %e: tensor<48xf32>) -> tensor<1x3x4x4xf32> {
   // CHECK: kiln.scale  uniform %{{.+}} scale(%{{.+}}) : (tensor<1x3x4x4xf32>, tensor<1xf32>) -> tensor<1x3x4x4xf32>

@@ -506,7 +506,18 @@ std::optional<Literal> evalUnary(UnaryOp op, const Literal &x) {
   return out;
 }
 
+/// Whether kiln.cast to or from `type` follows rules of its own (the 8-bit
+/// and 4-bit floats, the sub-byte integers) that the lowering implements
+/// and the folder does not.
+bool hasOwnCastRules(Type type) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  return isa<FloatType>(type) ? width <= 8 : width > 1 && width < 8;
+}
+
 std::optional<Literal> evalCast(CastOp op, const Literal &x) {
+  if (hasOwnCastRules(op.getType().getElementType()) ||
+      hasOwnCastRules(op.getInput().getType().getElementType()))
+    return std::nullopt;
   Literal out = make(op.getType());
   if (out.isFloat()) {
     for (int64_t k = 0; k < x.size(); ++k)

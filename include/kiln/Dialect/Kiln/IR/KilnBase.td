@@ -64,7 +64,13 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-defvar Kiln_AllElementTypes = [F32, F16, BF16, F64, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1];
+// The 8-bit floats and the sub-byte types (I<4>, UI<4>, I<2>, UI<2>, F4E2M1FN)
+// are storage types: kiln.cast converts to and from them, and the ops that
+// only move data take them; arithmetic happens in the wider types.
+defvar Kiln_StorageElementTypes = [F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ,
+                                   F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>];
+defvar Kiln_AllElementTypes = !listconcat([F32, F16, BF16, F64, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1],
+                                          Kiln_StorageElementTypes);
 defvar Kiln_FloatElementTypes = [F32, F16, BF16, F64];
 
 def Kiln_ElementType : AnyTypeOf<Kiln_AllElementTypes>;

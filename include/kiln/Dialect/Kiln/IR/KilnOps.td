@@ -353,13 +353,22 @@ def Kiln_CastOp : Kiln_TypedOp<"cast"> {
   let summary = "element type conversion";
   let description = [{
     Converts each element to the result's element type; the shape stays.
-    Float to integer rounds toward zero; to `i1` tests for non-zero.
+    Float to integer rounds toward zero; to `i1` tests for non-zero. Floats
+    round to nearest even. To an 8-bit float (f8E4M3FN, f8E4M3FNUZ, f8E5M2,
+    f8E5M2FNUZ) with `saturate` (the default), values beyond the largest
+    finite one, infinities included, become that value; without it they
+    become NaN, or infinity for f8E5M2 (ONNX Cast-19). f4E2M1FN has no NaN
+    or infinity and always saturates. A float cast to a sub-byte integer
+    (i4, ui4, i2, ui2) is truncated toward zero, and 0 where that is out of
+    the type's range, as onnx's reference implementation does.
 
     ```mlir
     %y = kiln.cast %x : tensor<8xf32> to tensor<8xf16>
+    %z = kiln.cast %x {saturate = false} : tensor<8xf32> to tensor<8xf8E4M3FN>
     ```
   }];
-  let arguments = (ins Kiln_Tensor:$input);
+  let arguments = (ins Kiln_Tensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasFolder = 1;
