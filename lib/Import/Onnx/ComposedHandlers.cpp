@@ -142,6 +142,23 @@ LogicalResult swish(NodeContext &nc) {
   return nc.result(swishOf(nc, nc.input(0)));
 }
 
+/// Mish (18, 22): x * tanh(softplus(x)).
+LogicalResult mish(NodeContext &nc) {
+  if (failed(nc.requireInputs(1)))
+    return failure();
+  auto activation = [&](Value v, ActivationKind kind) {
+    return nc.create<ActivationOp>(
+        {v},
+        {nc.named("kind", ActivationKindAttr::get(nc.b.getContext(), kind))});
+  };
+  FailureOr<Value> soft = activation(nc.input(0), ActivationKind::Softplus);
+  FailureOr<Value> gate =
+      failed(soft) ? soft : activation(*soft, ActivationKind::Tanh);
+  if (failed(gate))
+    return failure();
+  return nc.result(nc.binary(BinaryKind::Mul, nc.input(0), *gate));
+}
+
 /// SwiGLU-28: Swish(A) * B, of two inputs of one shape.
 LogicalResult swiGlu(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
@@ -241,6 +258,70 @@ LogicalResult meanVarianceNormalization(NodeContext &nc) {
   if (failed(centered))
     return failure();
   return nc.result(nc.binary(BinaryKind::Div, *centered, *denominator));
+}
+
+/// GroupNormalization (18, 21): x of N x C x ... viewed as N x G x (C/G
+/// ...), each group normalized as an instance (kiln.instance_norm over the
+/// last dimension), viewed back; 21 then scales and shifts per channel, 18
+/// per group (inside the instance_norm). stash_type 1 computes a 16-bit
+/// input in f32.
+LogicalResult groupNormalization(NodeContext &nc) {
+  if (failed(nc.requireInputs(3)))
+    return failure();
+  auto type = nc.inputType(0);
+  int64_t groups = nc.getInt("num_groups", 0);
+  if (type.getRank() < 2)
+    return nc.fail("expects an input of rank >= 2 (N x C x ...), got " +
+                   Twine(type.getRank()));
+  int64_t channels = type.getDimSize(1);
+  if (groups <= 0 || channels % groups != 0)
+    return nc.fail("num_groups " + Twine(groups) + " does not divide the " +
+                   Twine(channels) + " channels");
+  bool perChannel = nc.opset >= 21;
+  int64_t perParameter = perChannel ? channels : groups;
+  for (unsigned i : {1u, 2u})
+    if (nc.inputType(i).getNumElements() != perParameter)
+      return nc.fail(Twine(i == 1 ? "scale" : "bias") + " has " +
+                     Twine(nc.inputType(i).getNumElements()) +
+                     " elements, expected " + Twine(perParameter) +
+                     " (one per " + (perChannel ? "channel" : "group") + ")");
+  Type element = type.getElementType();
+  Type compute = nc.getInt("stash_type", 1) == 1 && !element.isF64()
+                     ? nc.b.getF32Type()
+                     : element;
+  int64_t n = type.getDimSize(0),
+          rest = type.getNumElements() / std::max<int64_t>(n * groups, 1);
+  FailureOr<Value> x = nc.castTo(nc.input(0), compute);
+  if (failed(x) || failed(x = nc.reshape(*x, {n, groups, rest})))
+    return failure();
+  auto groupType = RankedTensorType::get({groups}, compute);
+  Value unitScale = nc.splat(groupType, 1.0), noBias = nc.splat(groupType, 0.0);
+  FailureOr<Value> scale = perChannel ? FailureOr<Value>(unitScale)
+                                      : nc.castTo(nc.input(1), compute);
+  FailureOr<Value> bias =
+      perChannel ? FailureOr<Value>(noBias) : nc.castTo(nc.input(2), compute);
+  if (failed(scale) || failed(bias) ||
+      failed(scale = nc.reshape(*scale, {groups})) ||
+      failed(bias = nc.reshape(*bias, {groups})))
+    return failure();
+  FailureOr<Value> y = nc.create<InstanceNormOp>(
+      {*x, *scale, *bias},
+      {nc.named("epsilon",
+                nc.b.getF32FloatAttr(nc.getFloat("epsilon", 1e-5f)))});
+  if (failed(y) || failed(y = nc.reshape(*y, type.getShape())))
+    return failure();
+  if (perChannel) {
+    SmallVector<int64_t> channelShape(type.getRank() - 1, 1);
+    channelShape[0] = channels;
+    FailureOr<Value> s = nc.castTo(nc.input(1), compute);
+    FailureOr<Value> b = nc.castTo(nc.input(2), compute);
+    if (failed(s) || failed(b) || failed(s = nc.reshape(*s, channelShape)) ||
+        failed(b = nc.reshape(*b, channelShape)) ||
+        failed(y = nc.binary(BinaryKind::Mul, *y, *s)) ||
+        failed(y = nc.binary(BinaryKind::Add, *y, *b)))
+      return failure();
+  }
+  return nc.result(nc.castTo(*y, element));
 }
 
 /// OneHot(indices, depth, values = [off, on]): on where the (wrapped) index
@@ -578,9 +659,11 @@ void mlir::kiln::onnx_import::appendComposedHandlers(
       {"BlackmanWindow", 17, window<2>},
       {"Celu", 12, celu},
       {"Swish", 24, swish},
+      {"Mish", 18, mish},
       {"SwiGLU", 28, swiGlu},
       {"LpNormalization", 1, lpNormalization},
       {"MeanVarianceNormalization", 9, meanVarianceNormalization},
+      {"GroupNormalization", 18, groupNormalization},
       {"OneHot", 9, oneHot},
       {"QuantizeLinear", 10, quantizeLinear},
       {"DequantizeLinear", 10, dequantizeLinear},

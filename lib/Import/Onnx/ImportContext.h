@@ -170,6 +170,7 @@ void appendAttentionHandlers(std::vector<HandlerEntry> &table);
 void appendOrderingHandlers(std::vector<HandlerEntry> &table);
 void appendEinsumHandlers(std::vector<HandlerEntry> &table);
 void appendScatterHandlers(std::vector<HandlerEntry> &table);
+void appendPadHandlers(std::vector<HandlerEntry> &table);
 /// Rows for the op versions after opset 17 that kiln imports, each with the
 /// handler of the op's previous row (NewerVersions.cpp); after the others.
 void appendNewerVersions(std::vector<HandlerEntry> &table);

@@ -69,6 +69,9 @@ const NewerVersion newerVersions[] = {
     {"SpaceToDepth", 28}, // adds mode, which the handler reads
     {"BitShift", 28},     // signed types (the right shift fills with signs)
     {"Celu", 28},
+    {"Mish", 22},
+    {"GroupNormalization", 21}, // scale and bias per channel: the handler
+                                // reads the opset
     {"OneHot", 28},
     {"Compress", 28},
     {"Range", 27}, // stash_type: kiln computes ranges in double

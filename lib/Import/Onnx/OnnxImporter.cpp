@@ -20,6 +20,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -139,6 +140,7 @@ static std::vector<HandlerEntry> handlerTable() {
   appendOrderingHandlers(table);
   appendEinsumHandlers(table);
   appendScatterHandlers(table);
+  appendPadHandlers(table);
   appendNewerVersions(table);
   return table;
 }
@@ -238,8 +240,26 @@ FailureOr<SmallVector<double>> NodeContext::floatInput(unsigned i) {
     return fail("expects input " + Twine(i));
   ElementsAttr attr = constantValue(input(i));
   if (!attr) {
-    if (graph.argumentIndex.count(node.input(i)))
-      graph.result.needConstant.push_back(node.input(i));
+    // The input itself when it is a graph input, else the integer graph
+    // inputs it is computed from (shapes, axes): with those as constants
+    // (the caller's --constant-input), it may fold.
+    llvm::DenseSet<Value> seen = {input(i)};
+    llvm::SmallDenseSet<unsigned> arguments;
+    SmallVector<Value> work = {input(i)};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (auto argument = dyn_cast<BlockArgument>(v)) {
+        if (v == input(i) ||
+            isa<IntegerType>(getElementTypeOrSelf(argument.getType())))
+          arguments.insert(argument.getArgNumber());
+      } else if (Operation *def = v.getDefiningOp())
+        for (Value operand : def->getOperands())
+          if (seen.insert(operand).second)
+            work.push_back(operand);
+    }
+    for (const auto &entry : graph.argumentIndex)
+      if (arguments.count(entry.second))
+        graph.result.needConstant.push_back(entry.first().str());
     return unsupported("input " + Twine(i) + " ('" + node.input(i) +
                        "') must be a constant (an initializer or a Constant "
                        "node) to be imported");

@@ -2,7 +2,7 @@
 //
 // Handlers for Constant, Shape, Size, ConstantOfShape (folded to constants,
 // since shapes are static), Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
-// Concat, Split, Slice, Pad, Gather, DepthToSpace, SpaceToDepth, CumSum,
+// Concat, Split, Slice, Gather, DepthToSpace, SpaceToDepth, CumSum,
 // CumProd and the Reduce* family.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -387,72 +388,6 @@ LogicalResult slice(NodeContext &nc) {
   return nc.result(sliceOf(nc, nc.input(0), start, size, stride));
 }
 
-LogicalResult pad(NodeContext &nc) {
-  if (failed(nc.requireInputs(1)))
-    return failure();
-  auto type = nc.inputType(0);
-  SmallVector<int64_t> pads;
-  double value = 0;
-  if (nc.opset < 11) {
-    pads = nc.getInts("pads");
-    value = nc.getFloat("value", 0.0f);
-  } else {
-    FailureOr<SmallVector<int64_t>> p = nc.intInput(1);
-    if (failed(p))
-      return failure();
-    pads = *p;
-    if (nc.hasInput(2)) {
-      FailureOr<SmallVector<double>> v = nc.floatInput(2);
-      if (failed(v))
-        return failure();
-      if (v->size() != 1)
-        return nc.fail("expects a scalar constant_value");
-      value = (*v)[0];
-    }
-  }
-  if (nc.opset >= 18 && nc.hasInput(3)) {
-    // Pad-18: the pads are for the listed axes only.
-    FailureOr<SmallVector<int64_t>> a = nc.intInput(3);
-    if (failed(a))
-      return failure();
-    int64_t rank = type.getRank(), n = a->size();
-    if (static_cast<int64_t>(pads.size()) != 2 * n)
-      return nc.fail("expects " + Twine(2 * n) + " pads for " + Twine(n) +
-                     " axes, got " + Twine(pads.size()));
-    SmallVector<int64_t> full(2 * rank, 0);
-    SmallVector<bool> seen(rank, false);
-    for (int64_t i = 0; i < n; ++i) {
-      FailureOr<int64_t> ax = nc.axis((*a)[i], rank, "axes");
-      if (failed(ax))
-        return failure();
-      if (seen[*ax])
-        return nc.fail("axis " + Twine(*ax) + " is listed twice");
-      seen[*ax] = true;
-      full[*ax] = pads[i];
-      full[rank + *ax] = pads[n + i];
-    }
-    pads = full;
-  }
-  std::string mode = nc.getString("mode", "constant");
-  PadMode kind;
-  if (mode == "constant")
-    kind = PadMode::Constant;
-  else if (mode == "reflect")
-    kind = PadMode::Reflect;
-  else if (mode == "edge")
-    kind = PadMode::Edge;
-  else
-    return nc.unsupported("pad mode '" + mode + "' is not supported");
-  if (static_cast<int64_t>(pads.size()) != 2 * type.getRank())
-    return nc.fail("expects " + Twine(2 * type.getRank()) + " pads, got " +
-                   Twine(pads.size()));
-  return nc.result(nc.create<PadOp>(
-      {nc.input(0)},
-      {nc.named("mode", PadModeAttr::get(nc.b.getContext(), kind)),
-       nc.named("pads", nc.i64s(pads)),
-       nc.named("value", nc.b.getF64FloatAttr(value))}));
-}
-
 /// Gather and GatherElements: data, indices and a (normalized) axis.
 template <typename OpTy> LogicalResult gather(NodeContext &nc) {
   if (failed(nc.requireInputs(2)))
@@ -800,12 +735,24 @@ LogicalResult reduce(NodeContext &nc) {
     nc.setOutput(0, nc.input(0));
     return success();
   }
-  return nc.result(nc.create<ReduceOp>(
-      {nc.input(0)},
+  // ReduceMax/ReduceMin-20 take booleans: any/all, reduced as ui8.
+  Value x = nc.input(0);
+  bool isBool = type.getElementType().isInteger(1);
+  if (isBool && (kind == ReduceKind::Max || kind == ReduceKind::Min)) {
+    FailureOr<Value> wide = nc.castTo(
+        x, IntegerType::get(nc.b.getContext(), 8, IntegerType::Unsigned));
+    if (failed(wide))
+      return failure();
+    x = *wide;
+  }
+  FailureOr<Value> r = nc.create<ReduceOp>(
+      {x},
       {nc.named("kind", ReduceKindAttr::get(nc.b.getContext(), kind)),
        nc.named("axes", nc.i64s(*n)),
-       nc.named("keep_dims",
-                nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))}));
+       nc.named("keep_dims", nc.b.getBoolAttr(nc.getInt("keepdims", 1) != 0))});
+  if (failed(r) || x == nc.input(0))
+    return nc.result(r);
+  return nc.result(nc.castTo(*r, type.getElementType()));
 }
 
 /// Resize (10, 11, 13, 18's axes) and Upsample (9): constant scales or
@@ -864,9 +811,8 @@ LogicalResult resize(NodeContext &nc) {
   if (nc.getInt("antialias", 0))
     return nc.unsupported("antialias = 1 is not supported");
   std::string policy = nc.getString("keep_aspect_ratio_policy", "stretch");
-  if (policy != "stretch" && nc.hasInput(sizesInput))
-    return nc.unsupported("keep_aspect_ratio_policy '" + policy +
-                          "' is not supported");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return nc.fail("unknown keep_aspect_ratio_policy '" + policy + "'");
 
   SmallVector<double> scales;
   SmallVector<int64_t> sizes;
@@ -908,6 +854,32 @@ LogicalResult resize(NodeContext &nc) {
     else
       sizes = allSizes;
   }
+  // keep_aspect_ratio_policy (Resize-18) with sizes: the listed axes share
+  // the smallest (not_larger) or largest (not_smaller) of their factors,
+  // and their sizes are that factor times the input's, rounded half up.
+  SmallVector<float> policyScales;
+  if (policy != "stretch" && !sizes.empty()) {
+    if (static_cast<int64_t>(sizes.size()) != rank)
+      return nc.fail("expects " + Twine(rank) + " sizes");
+    SmallVector<bool> listed(rank, !nc.hasAttr("axes"));
+    for (int64_t a : nc.getInts("axes"))
+      listed[a < 0 ? a + rank : a] = true; // checked above
+    std::optional<double> shared;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!listed[i] || type.getDimSize(i) == 0)
+        continue;
+      double f = double(sizes[i]) / double(type.getDimSize(i));
+      shared = !shared                  ? f
+               : policy == "not_larger" ? std::min(*shared, f)
+                                        : std::max(*shared, f);
+    }
+    for (int64_t i = 0; i < rank; ++i) {
+      double f = listed[i] && shared ? *shared : 1.0;
+      policyScales.push_back(static_cast<float>(f));
+      if (listed[i] && shared)
+        sizes[i] = static_cast<int64_t>(f * double(type.getDimSize(i)) + 0.5);
+    }
+  }
   SmallVector<int64_t> shape;
   SmallVector<NamedAttribute> attrs = {
       nc.named("mode", ResizeModeAttr::get(nc.b.getContext(), kind)),
@@ -921,6 +893,9 @@ LogicalResult resize(NodeContext &nc) {
     if (static_cast<int64_t>(sizes.size()) != rank)
       return nc.fail("expects " + Twine(rank) + " sizes");
     shape = sizes;
+    if (!policyScales.empty())
+      attrs.push_back(
+          nc.named("scales", nc.b.getDenseF32ArrayAttr(policyScales)));
   } else {
     if (static_cast<int64_t>(scales.size()) != rank)
       return nc.fail("expects " + Twine(rank) + " scales");
@@ -994,7 +969,6 @@ void mlir::kiln::onnx_import::appendShapeHandlers(
       {"Concat", 4, concat},
       {"Split", 2, split},
       {"Slice", 1, slice},
-      {"Pad", 2, pad},
       {"Gather", 1, gather<GatherOp>},
       {"GatherElements", 11, gather<GatherElementsOp>},
       {"GatherND", 11, gatherND},

@@ -311,14 +311,17 @@ LogicalResult ResizeOp::verify() {
       if (!(scale > 0))
         return emitOpError() << "expects positive 'scales', got " << scale
                              << " at index " << i;
-      double expected =
-          std::floor(static_cast<double>(in.getDimSize(i)) * scale);
-      if (expected != static_cast<double>(out.getDimSize(i)))
+      // floor(in * scale), as ONNX Resize computes sizes from scales, or
+      // that product rounded half up (keep_aspect_ratio_policy).
+      double product = static_cast<double>(in.getDimSize(i)) * scale;
+      double expected = std::floor(product);
+      double got = static_cast<double>(out.getDimSize(i));
+      if (got != expected && got != std::floor(product + 0.5))
         return emitOpError()
                << "expects result dimension " << i << " to be floor("
                << in.getDimSize(i) << " * " << formatNumber(scale)
-               << ") = " << formatNumber(expected) << ", got "
-               << out.getDimSize(i);
+               << ") = " << formatNumber(expected)
+               << " (or that product rounded), got " << out.getDimSize(i);
     }
   }
   return success();

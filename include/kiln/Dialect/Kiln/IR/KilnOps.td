@@ -698,8 +698,10 @@ def Kiln_ResizeOp : Kiln_TypedOp<"resize"> {
   let summary = "resizes (upsamples) with nearest, linear or cubic interpolation";
   let description = [{
     Resamples every dimension to the result's extent. `scales`, when present,
-    are the factors the coordinate mapping uses (ONNX Resize with scales);
-    otherwise the factor of each dimension is output extent / input extent.
+    are the factors the coordinate mapping uses (ONNX Resize with scales),
+    and each result extent is floor(input extent * scale), or that product
+    rounded half up (ONNX's keep_aspect_ratio_policy); otherwise the factor
+    of each dimension is output extent / input extent.
 
     ```mlir
     %y = kiln.resize nearest %x {coordinate_transform = #kiln<coordinate_transform asymmetric>,
