@@ -18,6 +18,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,15 @@ FailureOr<ElementsAttr> convertTensor(MLIRContext *context,
                                       llvm::StringRef modelDir,
                                       llvm::StringRef resourceName,
                                       std::string &error);
+
+/// The `count` elements of 4 or 2 `bits` that `tensor` packs (INT4, UINT4,
+/// FLOAT4E2M1, INT2, UINT2: the first in the low bits of raw_data's first
+/// byte, or of the first int32_data entry), one per byte, sign-extended when
+/// `isSigned`; nullopt, with `error` naming the field, when it does not hold
+/// ceil(count * bits / 8) bytes.
+std::optional<std::string> unpackSubByte(const onnx::TensorProto &tensor,
+                                         int64_t count, int bits, bool isSigned,
+                                         std::string &error);
 
 /// "1x3x224x224" ("scalar" for rank 0).
 std::string formatDims(ArrayRef<int64_t> dims);

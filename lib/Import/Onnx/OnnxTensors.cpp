@@ -105,18 +105,28 @@ static int packedBits(Type element) {
   return width == 4 || width == 2 ? static_cast<int>(width) : 0;
 }
 
-/// Unpacks `count` elements of `bits` bits (the first in the low bits of the
-/// first byte) to one per byte, sign-extended when `isSigned`.
-static std::string unpack(llvm::StringRef packed, int64_t count, int bits,
-                          bool isSigned) {
-  std::string out(static_cast<size_t>(count), '\0');
+std::optional<std::string>
+mlir::kiln::onnx_import::unpackSubByte(const onnx::TensorProto &t,
+                                       int64_t count, int bits, bool isSigned,
+                                       std::string &error) {
   int perByte = 8 / bits;
+  int64_t need = (count + perByte - 1) / perByte;
+  int64_t have = t.has_raw_data() ? static_cast<int64_t>(t.raw_data().size())
+                                  : t.int32_data_size();
+  if (have != need) {
+    error = std::string(t.has_raw_data() ? "raw_data" : "int32_data") +
+            " holds " + std::to_string(have) + " packed bytes, expected " +
+            std::to_string(need);
+    return std::nullopt;
+  }
+  std::string out(static_cast<size_t>(count), '\0');
   for (int64_t i = 0; i < count; ++i) {
-    unsigned v =
-        (static_cast<uint8_t>(packed[i / perByte]) >> (bits * (i % perByte))) &
-        ((1u << bits) - 1);
+    int64_t at = i / perByte;
+    unsigned byte = t.has_raw_data() ? static_cast<uint8_t>(t.raw_data()[at])
+                                     : static_cast<uint8_t>(t.int32_data(at));
+    unsigned v = (byte >> (bits * (i % perByte))) & ((1u << bits) - 1);
     if (isSigned && (v >> (bits - 1)))
-      v |= ~0u << bits;
+      v |= ~0u << bits; // sign-extend within the byte
     out[i] = static_cast<char>(v);
   }
   return out;
@@ -323,32 +333,20 @@ FailureOr<ElementsAttr> mlir::kiln::onnx_import::convertTensor(
   int64_t bytesNeeded =
       bits ? (count * bits + 7) / 8 : count * storageBytes(element);
   if (bits) {
-    // 4-bit and 2-bit elements come packed, in raw_data or one byte per
-    // int32_data entry; kiln holds them one per byte.
-    std::string packed;
+    // 4-bit and 2-bit elements come packed; kiln holds them one per byte.
     if (t.data_location() == onnx::TensorProto::EXTERNAL) {
       error = "external data of " + dataTypeName(t.data_type()) +
               " is not supported";
       return failure();
     }
-    if (t.has_raw_data()) {
-      packed = t.raw_data();
-    } else {
-      for (int32_t v : t.int32_data())
-        packed.push_back(static_cast<char>(v));
-    }
-    if (static_cast<int64_t>(packed.size()) != bytesNeeded) {
-      error = std::string(t.has_raw_data() ? "raw_data" : "int32_data") +
-              " holds " + std::to_string(packed.size()) +
-              " packed bytes, but dims " + formatDims(shape) + " of " +
-              dataTypeName(t.data_type()) + " need " +
-              std::to_string(bytesNeeded);
+    std::optional<std::string> bytes =
+        unpackSubByte(t, count, bits, element.isSignlessInteger(), error);
+    if (!bytes) {
+      error += " for dims " + formatDims(shape);
       return failure();
     }
-    std::string bytes =
-        unpack(packed, count, bits, element.isSignlessInteger());
     return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
-        type, llvm::ArrayRef<char>(bytes.data(), bytes.size())));
+        type, llvm::ArrayRef<char>(bytes->data(), bytes->size())));
   }
 
   // Where the bytes are: external file, raw_data, or typed fields.

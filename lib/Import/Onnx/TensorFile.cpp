@@ -8,6 +8,8 @@
 
 #include "kiln/Import/TensorFile.h"
 
+#include "ImportContext.h"
+
 #include "kiln/tooling/Npy.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -148,31 +150,16 @@ rt::StatusOr<HostTensor> mlir::kiln::readTensorFile(const std::string &path) {
   // ONNX packs 4-bit and 2-bit elements, the first in the low bits, in
   // raw_data or one byte per int32_data entry; kiln holds one per byte.
   if (int bits = packedBits(type)) {
-    int64_t perByte = 8 / bits, packed = (count + perByte - 1) / perByte;
-    if (proto.has_raw_data()
-            ? static_cast<int64_t>(proto.raw_data().size()) != packed
-            : proto.int32_data_size() != packed)
-      return bad(
-          "'" + path + "': " +
-          (proto.has_raw_data() ? "raw_data" : "int32_data") + " holds " +
-          std::to_string(proto.has_raw_data() ? proto.raw_data().size()
-                                              : proto.int32_data_size()) +
-          " packed bytes, expected " + std::to_string(packed));
+    // ONNX packs 4-bit and 2-bit elements; kiln holds one per byte.
+    std::string why;
+    std::optional<std::string> unpacked = onnx_import::unpackSubByte(
+        proto, count, bits, type == DataType::I4 || type == DataType::I2, why);
+    if (!unpacked)
+      return bad("'" + path + "': " + why);
     auto t = HostTensor::create(proto.name(), type, shape);
     if (!t.isOk())
       return bad("'" + path + "': " + t.status().message());
-    auto *out = static_cast<uint8_t *>(t->data());
-    bool isSigned = type == DataType::I4 || type == DataType::I2;
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t byte = i / perByte;
-      uint32_t word = proto.has_raw_data()
-                          ? static_cast<uint8_t>(proto.raw_data()[byte])
-                          : static_cast<uint32_t>(proto.int32_data(byte));
-      uint32_t v = (word >> (bits * (i % perByte))) & ((1u << bits) - 1);
-      if (isSigned && (v >> (bits - 1)))
-        v |= ~0u << bits; // sign-extend within the byte
-      out[i] = static_cast<uint8_t>(v);
-    }
+    std::memcpy(t->data(), unpacked->data(), unpacked->size());
     return t;
   }
   if (proto.has_raw_data()) {
