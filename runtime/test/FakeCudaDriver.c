@@ -42,6 +42,12 @@
  * instead of cuEventElapsedTime_v2 (a driver before CUDA 12.8), and with
  * KILN_FAKE_CUDA_NO_ELAPSED_TIME neither.
  *
+ * Stream capture records what is enqueued on a capturing stream (launches,
+ * device-to-device copies, fills) into a graph instead of doing it; an
+ * instantiated graph does it again at each cuGraphLaunch, and
+ * cuGraphExecUpdate_v2 takes a graph of the same operations with new
+ * arguments. The legacy default stream cannot capture.
+ *
  * Device memory is host memory (a CUdeviceptr is a host pointer), so copies
  * and fills really copy and fill. A module is any image whose text contains
  * "kiln-fake-module"; a kernel is any name in that text, optionally followed
@@ -91,6 +97,50 @@ static int injectFault(const char *name) {
     if (injectFault(name))                                                     \
       return result;                                                           \
   } while (0)
+
+/*===- Stream capture -----------------------------------------------------===*/
+
+#define MAX_PARAMS 32
+
+enum FakeOpKind { FAKE_LAUNCH, FAKE_COPY, FAKE_FILL };
+/* One recorded operation: a launch with its arguments' bytes, a copy or a
+ * fill. */
+struct FakeOp {
+  enum FakeOpKind kind;
+  CUfunction function;
+  unsigned grid[3], block[3], shared;
+  int numParams;
+  unsigned long long params[MAX_PARAMS];
+  CUdeviceptr dst, src;
+  size_t bytes;
+  unsigned char value;
+};
+struct CUgraph_st {
+  int numOps, capacity;
+  struct FakeOp *ops;
+};
+/* An instantiated graph: its own copy of the operations. */
+struct CUgraphExec_st {
+  struct CUgraph_st graph;
+};
+struct CUstream_st {
+  CUgraph capture; /* the graph being recorded, or null */
+};
+static atomic_int liveGraphs, graphLaunches;
+
+/* Appends `op` to the graph `stream` captures into; false when the stream
+ * does not capture. */
+static int recordOp(CUstream stream, const struct FakeOp *op) {
+  CUgraph g = stream ? stream->capture : 0;
+  if (!g)
+    return 0;
+  if (g->numOps == g->capacity) {
+    g->capacity = g->capacity ? 2 * g->capacity : 16;
+    g->ops = (struct FakeOp *)realloc(g->ops, sizeof(*op) * g->capacity);
+  }
+  g->ops[g->numOps++] = *op;
+  return 1;
+}
 
 CUresult cuInit(unsigned int flags) {
   (void)flags;
@@ -330,10 +380,13 @@ CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                               CUstream stream) {
-  (void)stream;
+  struct FakeOp op = {FAKE_COPY};
   FAULT("cuMemcpyDtoDAsync", CUDA_ERROR_UNKNOWN);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
+  op.dst = dst, op.src = src, op.bytes = bytes;
+  if (recordOp(stream, &op))
+    return CUDA_SUCCESS;
   memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
   return CUDA_SUCCESS;
 }
@@ -352,15 +405,17 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes,
                          CUstream stream) {
-  (void)stream;
+  struct FakeOp op = {FAKE_FILL};
   FAULT("cuMemsetD8Async", CUDA_ERROR_UNKNOWN);
+  op.dst = dst, op.value = value, op.bytes = bytes;
+  if (!noContext() && recordOp(stream, &op))
+    return CUDA_SUCCESS;
   return memsetD8(dst, value, bytes);
 }
 
 /*===- Modules and launches -----------------------------------------------===*/
 
 #define MAX_FUNCTIONS 64
-#define MAX_PARAMS 32
 
 struct CUfunc_st {
   char name[128];
@@ -496,19 +551,47 @@ static unsigned lastGrid[3], lastBlock[3], lastShared;
 static int lastNumParams;
 static unsigned long long lastParams[MAX_PARAMS];
 
+static CUresult launch(CUfunction f, unsigned int gridX, unsigned int gridY,
+                       unsigned int gridZ, unsigned int blockX,
+                       unsigned int blockY, unsigned int blockZ,
+                       unsigned int sharedMemBytes, CUstream stream,
+                       void **kernelParams);
+
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
                         unsigned int gridZ, unsigned int blockX,
                         unsigned int blockY, unsigned int blockZ,
                         unsigned int sharedMemBytes, CUstream stream,
                         void **kernelParams, void **extra) {
-  CUresult result = (CUresult)envInt("KILN_FAKE_CUDA_LAUNCH_RESULT", 0);
-  (void)stream;
   (void)extra;
   FAULT("cuLaunchKernel", CUDA_ERROR_LAUNCH_FAILED);
+  return launch(f, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMemBytes,
+                stream, kernelParams);
+}
+
+/* cuLaunchKernel after its fault injection, which a graph's launches (part
+ * of one cuGraphLaunch call) skip. */
+static CUresult launch(CUfunction f, unsigned int gridX, unsigned int gridY,
+                       unsigned int gridZ, unsigned int blockX,
+                       unsigned int blockY, unsigned int blockZ,
+                       unsigned int sharedMemBytes, CUstream stream,
+                       void **kernelParams) {
+  CUresult result = (CUresult)envInt("KILN_FAKE_CUDA_LAUNCH_RESULT", 0);
   if (noContext())
     return CUDA_ERROR_INVALID_CONTEXT;
   if (result != CUDA_SUCCESS)
     return result;
+  if (stream && stream->capture) {
+    struct FakeOp op = {FAKE_LAUNCH};
+    op.function = f;
+    op.grid[0] = gridX, op.grid[1] = gridY, op.grid[2] = gridZ;
+    op.block[0] = blockX, op.block[1] = blockY, op.block[2] = blockZ;
+    op.shared = sharedMemBytes;
+    op.numParams = f->numParams;
+    for (int i = 0; i < f->numParams; ++i)
+      memcpy(&op.params[i], kernelParams[i], (size_t)f->paramBytes[i]);
+    recordOp(stream, &op);
+    return CUDA_SUCCESS;
+  }
   atomic_fetch_add(&launchCount, 1);
   pthread_mutex_lock(&stateLock);
   strcpy(lastKernel, f->name);
@@ -537,9 +620,6 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
 
 /*===- Streams and events -------------------------------------------------===*/
 
-struct CUstream_st {
-  int unused;
-};
 struct CUevent_st {
   double ms;
 };
@@ -557,6 +637,10 @@ CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
 
 CUresult cuStreamDestroy_v2(CUstream stream) {
   int fault = injectFault("cuStreamDestroy");
+  if (stream && stream->capture) {
+    free(stream->capture->ops);
+    free(stream->capture);
+  }
   free(stream);
   atomic_fetch_sub(&liveStreams, 1);
   return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
@@ -623,6 +707,119 @@ CUresult cuEventDestroy_v2(CUevent event) {
   return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
 }
 
+/*===- Graphs -----------------------------------------------------------===*/
+
+CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode) {
+  (void)mode;
+  FAULT("cuStreamBeginCapture", CUDA_ERROR_UNKNOWN);
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!stream)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  if (stream->capture)
+    return CUDA_ERROR_ILLEGAL_STATE;
+  stream->capture = (CUgraph)calloc(1, sizeof(struct CUgraph_st));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph) {
+  FAULT("cuStreamEndCapture", CUDA_ERROR_UNKNOWN);
+  if (!stream || !stream->capture)
+    return CUDA_ERROR_ILLEGAL_STATE;
+  *graph = stream->capture;
+  stream->capture = 0;
+  atomic_fetch_add(&liveGraphs, 1);
+  return CUDA_SUCCESS;
+}
+
+/* Copies the operations of `from` into `to` (whose own are freed). */
+static void copyOps(struct CUgraph_st *to, const struct CUgraph_st *from) {
+  free(to->ops);
+  to->numOps = to->capacity = from->numOps;
+  to->ops = (struct FakeOp *)malloc(sizeof(struct FakeOp) *
+                                    (size_t)(from->numOps ? from->numOps : 1));
+  memcpy(to->ops, from->ops, sizeof(struct FakeOp) * (size_t)from->numOps);
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
+                                     unsigned long long flags) {
+  (void)flags;
+  FAULT("cuGraphInstantiate", CUDA_ERROR_OUT_OF_MEMORY);
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *exec = (CUgraphExec)calloc(1, sizeof(struct CUgraphExec_st));
+  copyOps(&(*exec)->graph, graph);
+  atomic_fetch_add(&liveGraphs, 1);
+  return CUDA_SUCCESS;
+}
+
+/* Takes `graph`'s arguments when it holds the same operations (kinds and
+ * kernels, in order) as `exec`. */
+CUresult cuGraphExecUpdate_v2(CUgraphExec exec, CUgraph graph,
+                              CUgraphExecUpdateResultInfo *info) {
+  FAULT("cuGraphExecUpdate", CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+  memset(info, 0, sizeof(*info));
+  if (exec->graph.numOps != graph->numOps)
+    return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  for (int i = 0; i < graph->numOps; ++i)
+    if (exec->graph.ops[i].kind != graph->ops[i].kind ||
+        exec->graph.ops[i].function != graph->ops[i].function)
+      return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  copyOps(&exec->graph, graph);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  FAULT("cuGraphLaunch", CUDA_ERROR_LAUNCH_FAILED);
+  if (noContext())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (stream && stream->capture)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  atomic_fetch_add(&graphLaunches, 1);
+  for (int i = 0; i < exec->graph.numOps; ++i) {
+    struct FakeOp *op = &exec->graph.ops[i];
+    void *params[MAX_PARAMS];
+    CUresult r = CUDA_SUCCESS;
+    switch (op->kind) {
+    case FAKE_LAUNCH:
+      for (int p = 0; p < op->numParams; ++p)
+        params[p] = &op->params[p];
+      r = launch(op->function, op->grid[0], op->grid[1], op->grid[2],
+                 op->block[0], op->block[1], op->block[2], op->shared, 0,
+                 params);
+      break;
+    case FAKE_COPY:
+      memcpy((void *)(uintptr_t)op->dst, (const void *)(uintptr_t)op->src,
+             op->bytes);
+      break;
+    case FAKE_FILL:
+      memset((void *)(uintptr_t)op->dst, op->value, op->bytes);
+      break;
+    }
+    if (r != CUDA_SUCCESS)
+      return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+static void destroyGraph(struct CUgraph_st *g) { free(g->ops); }
+
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  int fault = injectFault("cuGraphExecDestroy");
+  destroyGraph(&exec->graph);
+  free(exec);
+  atomic_fetch_sub(&liveGraphs, 1);
+  return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph graph) {
+  int fault = injectFault("cuGraphDestroy");
+  destroyGraph(graph);
+  free(graph);
+  atomic_fetch_sub(&liveGraphs, 1);
+  return fault ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+}
+
 /*===- What tests can read ------------------------------------------------===*/
 
 /* The last launch: read when no launch runs (they are not counted calls). */
@@ -655,6 +852,9 @@ int kiln_fake_cuda_live_allocations(void) {
 }
 int kiln_fake_cuda_live_modules(void) { return atomic_load(&liveModules); }
 int kiln_fake_cuda_live_streams(void) { return atomic_load(&liveStreams); }
+/* Graphs and instantiated graphs alive, and cuGraphLaunch calls. */
+int kiln_fake_cuda_live_graphs(void) { return atomic_load(&liveGraphs); }
+int kiln_fake_cuda_graph_launches(void) { return atomic_load(&graphLaunches); }
 int kiln_fake_cuda_live_events(void) { return atomic_load(&liveEvents); }
 int kiln_fake_cuda_context_refs(void) { return atomic_load(&primaryRefs); }
 /* Fault injection: the driver calls since the last cuInit, and the name of

@@ -3,8 +3,8 @@
 // FakeEngineTest: the runtime on FakeCudaDriver.c with one device, the fake
 // driver's environment reset around each test, and its counters (launches,
 // live allocations, modules, streams, events, driver calls and the call a
-// fault made fail) readable, for the engine, library-call, fault-injection,
-// concurrency and C API tests.
+// fault made fail, CUDA graphs) readable, for the engine, library-call,
+// fault-injection, concurrency, CUDA graph and C API tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +83,8 @@ protected:
     liveModules = symbol<int (*)()>("kiln_fake_cuda_live_modules");
     liveStreams = symbol<int (*)()>("kiln_fake_cuda_live_streams");
     liveEvents = symbol<int (*)()>("kiln_fake_cuda_live_events");
+    liveGraphs = symbol<int (*)()>("kiln_fake_cuda_live_graphs");
+    graphLaunches = symbol<int (*)()>("kiln_fake_cuda_graph_launches");
     contextRefs = symbol<int (*)()>("kiln_fake_cuda_context_refs");
     callCount = symbol<int (*)()>("kiln_fake_cuda_call_count");
     failedCall = symbol<const char *(*)()>("kiln_fake_cuda_failed_call");
@@ -126,6 +128,8 @@ protected:
   int (*liveModules)() = nullptr;
   int (*liveStreams)() = nullptr;
   int (*liveEvents)() = nullptr;
+  int (*liveGraphs)() = nullptr;
+  int (*graphLaunches)() = nullptr;
   int (*contextRefs)() = nullptr;
   int (*callCount)() = nullptr;
   const char *(*failedCall)() = nullptr;

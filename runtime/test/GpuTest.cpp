@@ -209,6 +209,23 @@ TEST_F(GpuEngineTest, PtxPlanMatchesTheHost) {
   ASSERT_TRUE(runtime_->copyToHost(again.data(), *dy, bytes));
   EXPECT_EQ(again, y);
 
+  // So does a CUDA graph of the steps, twice, and again after the output
+  // moves (captured again, the graph updated in place).
+  (*context)->setCudaGraphs(true);
+  auto dz = runtime_->allocate(bytes);
+  ASSERT_TRUE(dz.isOk());
+  for (uint64_t out : {*dy, *dy, *dz}) {
+    ASSERT_TRUE((*context)->setTensorAddress("y", out));
+    ASSERT_TRUE(runtime_->memset(out, 0, bytes));
+    Status graph = (*context)->enqueue(*stream);
+    ASSERT_TRUE(graph) << graph.toString();
+    ASSERT_TRUE(runtime_->synchronize(*stream));
+    ASSERT_TRUE(runtime_->copyToHost(again.data(), out, bytes));
+    EXPECT_EQ(again, y);
+  }
+  EXPECT_EQ((*context)->graphCaptures(), 2);
+  runtime_->free(*dz);
+
   EXPECT_TRUE(runtime_->destroyEvent(*start));
   EXPECT_TRUE(runtime_->destroyEvent(*end));
   EXPECT_TRUE(runtime_->destroyStream(*stream));

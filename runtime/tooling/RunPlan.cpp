@@ -153,6 +153,7 @@ int runPlan(rt::Runtime &runtime, const std::string &planBytes,
       << "), plan image " << (engine.imageIndex() >= 0 ? "loaded" : "none")
       << ", " << engine.plan().steps.size() << " steps, arena "
       << engine.deviceMemorySize() << " bytes\n";
+  (*runner)->executionContext().setCudaGraphs(options.cudaGraph);
   auto inputs =
       makeInputs((*runner)->inputs(), options.inputs, options.seed, out);
   if (!inputs.isOk())
@@ -163,11 +164,14 @@ int runPlan(rt::Runtime &runtime, const std::string &planBytes,
   auto mismatches = reportOutputs(outputs, options, out);
   if (!mismatches.isOk())
     return fail(mismatches.status().message());
+  double stepsMs = 0;
   if (options.profileRuns > 0) {
     std::vector<PlanRunner::StepProfile> steps;
     if (rt::Status s = (*runner)->profile(options.profileRuns, steps); !s)
       return fail(s.toString());
     printProfile(out, options.profileRuns, steps);
+    for (const auto &step : steps)
+      stepsMs += quantile(step.ms, 0.5);
   }
   if (options.iterations > 0) {
     std::vector<double> gpu, host;
@@ -175,7 +179,19 @@ int runPlan(rt::Runtime &runtime, const std::string &planBytes,
             (*runner)->time(options.warmup, options.iterations, gpu, host);
         !s)
       return fail(s.toString());
+    if (options.cudaGraph)
+      out << "enqueue: one CUDA graph of the " << engine.plan().steps.size()
+          << " steps (captured "
+          << (*runner)->executionContext().graphCaptures() << " time(s))\n";
     printTiming(out, options.warmup, gpu, host);
+    // What the GPU spends between the steps: its time for a run less the
+    // steps' own (profiled) times, per step.
+    size_t n = engine.plan().steps.size();
+    if (options.profileRuns > 0 && n > 0)
+      out << format("launch gaps: %.4f ms GPU - %.4f ms in the steps = %.2f "
+                    "us per step (%zu steps)\n",
+                    quantile(gpu, 0.5), stepsMs,
+                    1000 * (quantile(gpu, 0.5) - stepsMs) / double(n), n);
   }
   return *mismatches ? 1 : 0;
 }

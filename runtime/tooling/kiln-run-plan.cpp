@@ -2,14 +2,15 @@
 //
 // kiln-run-plan model.kplan [--input name=file.npy ...] [--reference-dir DIR]
 //               [--output-dir DIR] [--seed N] [--warmup N] [--iterations N]
-//               [--profile N] [--device N] [--driver=LIB]
+//               [--profile N] [--cuda-graph] [--device N] [--driver=LIB]
 // kiln-run-plan model.kplan --threads T [--contexts C] [--runs N] [--seed N]
 //               [--device N] [--driver=LIB]
 //
 // Runs a plan bundle on the GPU with nothing but the runtime: inputs from
 // NumPy files (others seeded random), each output summarized, compared with
 // output_K.npy in --reference-dir and written to --output-dir; --iterations
-// times it, --profile gives every step's median GPU time. With --threads,
+// times it, --profile gives every step's median GPU time, --cuda-graph
+// enqueues the steps as one CUDA graph. With --threads,
 // --contexts or --runs it is a stress run instead (kiln/tooling/Stress.h):
 // T threads with C contexts each run N enqueues each, every output compared
 // bit for bit with a single-threaded run. Exit status 1 on an error or a
@@ -33,13 +34,14 @@ using namespace kiln;
 static const char *kUsage =
     "usage: kiln-run-plan model.kplan [--input name=file.npy ...]\n"
     "         [--reference-dir DIR] [--output-dir DIR] [--seed N]\n"
-    "         [--warmup N] [--iterations N] [--profile N] [--device N]\n"
-    "         [--driver=LIB]\n"
+    "         [--warmup N] [--iterations N] [--profile N] [--cuda-graph]\n"
+    "         [--device N] [--driver=LIB]\n"
     "       kiln-run-plan model.kplan --threads T [--contexts C] [--runs N]\n"
     "         [--seed N] [--device N] [--driver=LIB]\n"
     "Runs a kiln plan on the GPU: inputs from .npy files (others random),\n"
     "outputs compared with DIR/output_K.npy and written to --output-dir,\n"
-    "timed with --iterations, profiled per step with --profile.\n"
+    "timed with --iterations, profiled per step with --profile (with both,\n"
+    "the launch gaps per step), enqueued as one CUDA graph with --cuda-graph.\n"
     "With --threads, --contexts or --runs: a stress run, T threads (default\n"
     "1) with C contexts each (default 1) running N enqueues each (default\n"
     "100) on random inputs, outputs compared bit for bit with a\n"
@@ -72,6 +74,11 @@ int main(int argc, char **argv) {
     }
     if (arg.rfind("--driver=", 0) == 0) {
       driver = arg.substr(9);
+      continue;
+    }
+    if (arg == "--cuda-graph") {
+      options.cudaGraph = true;
+      notWithStress = arg;
       continue;
     }
     if (arg.rfind("--", 0) != 0) {

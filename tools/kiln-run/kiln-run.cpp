@@ -3,7 +3,7 @@
 // kiln-run model.kplan|model.onnx|model.mlir [--backend=reference|gpu]
 //          [--input name=file.pb|.npy ...] [--reference-dir test_data_set_0]
 //          [--check-reference] [--seed N] [--warmup N --iterations N]
-//          [--profile N] [--output-dir DIR] [compiler options]
+//          [--profile N] [--cuda-graph] [--output-dir DIR] [compiler options]
 //
 // Runs a plan bundle on the GPU, or imports a model (ONNX, or kiln IR in a
 // .mlir file), optimizes it and runs it on the CPU reference backend or,
@@ -54,6 +54,10 @@ static cl::opt<int> profileRuns(
     cl::desc("Profile N runs: the median GPU time of every step (an event "
              "around each; the runs are synchronous)"),
     cl::init(0));
+static cl::opt<bool> cudaGraph(
+    "cuda-graph",
+    cl::desc("Enqueue the plan's steps as one CUDA graph (captured once; "
+             "profiled runs still run them one by one)"));
 static cl::list<std::string>
     inputs("input", cl::desc("An input: name=file.pb or name=file.npy"),
            cl::value_desc("name=file"));
@@ -111,6 +115,7 @@ int main(int argc, char **argv) {
   run.warmup = warmup;
   run.iterations = iterations;
   run.profileRuns = profileRuns;
+  run.cudaGraph = cudaGraph;
   run.referenceDir = referenceDir;
   run.rtol = rtolOption;
   run.atol = atolOption;

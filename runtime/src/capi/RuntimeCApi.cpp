@@ -563,6 +563,15 @@ kiln_status kiln_context_set_tensor_address(kiln_context *context,
   });
 }
 
+kiln_status kiln_context_set_cuda_graphs(kiln_context *context, int enabled) {
+  return run("kiln_context_set_cuda_graphs", [&]() -> Status {
+    if (!context)
+      return null("kiln_context_set_cuda_graphs", "context");
+    context->context->setCudaGraphs(enabled != 0);
+    return Status::ok();
+  });
+}
+
 kiln_status kiln_context_enqueue(kiln_context *context, void *stream) {
   return run("kiln_context_enqueue", [&]() -> Status {
     if (!context)

@@ -74,6 +74,7 @@ ExecutionContext::ExecutionContext(Engine &engine,
 
 ExecutionContext::~ExecutionContext() {
   Runtime &runtime = engine_.runtime_;
+  destroyGraph();
   for (void *event : events_)
     if (Status s = runtime.destroyEvent(event); !s)
       runtime.logger_->log(Logger::Severity::Error,
@@ -88,6 +89,7 @@ ExecutionContext::~ExecutionContext() {
 }
 
 void ExecutionContext::bindArena(uint64_t ptr) {
+  graphStale_ |= !arenaSet_ || arena_ != ptr;
   arena_ = ptr;
   arenaSet_ = true;
   for (const detail::Program::Fixup &f : program_->arenaFixups)
@@ -142,6 +144,7 @@ Status ExecutionContext::setTensorAddress(const std::string &name,
     tensorBound_[index] = true;
     --unboundTensors_;
   }
+  graphStale_ |= tensorAddresses_[index] != ptr;
   tensorAddresses_[index] = ptr;
   for (const detail::Program::Fixup &f : program_->tensorFixups[index])
     *f.slot = ptr + f.offset;
@@ -172,9 +175,16 @@ Status ExecutionContext::enqueue(void *stream) {
                       (unboundTensors_ == 1 ? " has" : " have") +
                       " no address: call setTensorAddress before enqueue");
   }
-  Runtime &runtime = engine_.runtime_;
-  if (Status s = runtime.makeCurrent(); !s)
+  if (Status s = engine_.runtime_.makeCurrent(); !s)
     return s;
+  if (cudaGraphs_ && !profiler_)
+    return enqueueGraph(stream);
+  return enqueueSteps(stream);
+}
+
+Status ExecutionContext::enqueueSteps(void *stream) {
+  const PlanContents &plan = engine_.plan_;
+  Runtime &runtime = engine_.runtime_;
   const Driver::Api &api = runtime.driver_->api();
   auto *cuStream = static_cast<CUstream>(stream);
   const size_t n = program_->steps.size();
@@ -198,6 +208,85 @@ Status ExecutionContext::enqueue(void *stream) {
                                   "): " + s.message());
   }
   return profiler_ ? reportProfile(stream) : Status::ok();
+}
+
+Status ExecutionContext::enqueueGraph(void *stream) {
+  Runtime &runtime = engine_.runtime_;
+  const Driver::Api &api = runtime.driver_->api();
+  auto *cuStream = static_cast<CUstream>(stream);
+  if (!stream)
+    return Status(StatusCode::InvalidArgument,
+                  "CUDA graphs need a stream of the application's: the legacy "
+                  "default stream (nullptr) cannot be captured");
+  auto driverError = [&](const char *call, CUresult result) {
+    return Status(StatusCode::DriverError,
+                  std::string("CUDA graph: ") + api.describe(call, result));
+  };
+  if (graphStale_ || !graphExec_) {
+    CUresult r =
+        api.streamBeginCapture(cuStream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    if (r != CUDA_SUCCESS)
+      return driverError("cuStreamBeginCapture", r);
+    Status captured = enqueueSteps(stream);
+    // The capture ends whatever happened, so the stream stays usable.
+    CUgraph graph = nullptr;
+    r = api.streamEndCapture(cuStream, &graph);
+    // The captured graph is released however this ends.
+    auto release = [&] {
+      if (!graph)
+        return;
+      if (CUresult d = api.graphDestroy(graph); d != CUDA_SUCCESS)
+        runtime.logger_->log(Logger::Severity::Error,
+                             "destroying a captured CUDA graph: " +
+                                 api.describe("cuGraphDestroy", d));
+    };
+    if (!captured || r != CUDA_SUCCESS) {
+      release();
+      return captured ? driverError("cuStreamEndCapture", r) : captured;
+    }
+    auto exec = static_cast<CUgraphExec>(graphExec_);
+    if (exec) {
+      // The same steps with new addresses: update the instantiated graph,
+      // or instantiate it anew when the driver refuses.
+      CUgraphExecUpdateResultInfo info;
+      if (CUresult u = api.graphExecUpdate(exec, graph, &info);
+          u != CUDA_SUCCESS) {
+        runtime.logger_->log(Logger::Severity::Verbose,
+                             "the driver did not update the context's CUDA "
+                             "graph in place (" +
+                                 api.describe("cuGraphExecUpdate", u) +
+                                 "): instantiating it anew");
+        destroyGraph();
+      }
+    }
+    if (!graphExec_) {
+      r = api.graphInstantiate(&exec, graph, 0);
+      if (r != CUDA_SUCCESS) {
+        release();
+        return driverError("cuGraphInstantiate", r);
+      }
+      graphExec_ = exec;
+    }
+    release();
+    graphStale_ = false;
+    ++graphCaptures_;
+  }
+  CUresult r = api.graphLaunch(static_cast<CUgraphExec>(graphExec_), cuStream);
+  return r == CUDA_SUCCESS ? Status::ok() : driverError("cuGraphLaunch", r);
+}
+
+void ExecutionContext::destroyGraph() {
+  if (!graphExec_)
+    return;
+  Runtime &runtime = engine_.runtime_;
+  CUresult r = runtime.driver_->api().graphExecDestroy(
+      static_cast<CUgraphExec>(graphExec_));
+  if (r != CUDA_SUCCESS)
+    runtime.logger_->log(
+        Logger::Severity::Error,
+        "destroying the context's CUDA graph: " +
+            runtime.driver_->api().describe("cuGraphExecDestroy", r));
+  graphExec_ = nullptr;
 }
 
 Status ExecutionContext::reportProfile(void *stream) {

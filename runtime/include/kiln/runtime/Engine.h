@@ -154,6 +154,21 @@ public:
   void setProfiler(Profiler *profiler) { profiler_ = profiler; }
   Profiler *profiler() const { return profiler_; }
 
+  /// With CUDA graphs on, enqueue() captures the steps into a CUDA graph
+  /// once and then launches the graph: one launch on the stream instead of
+  /// one per step, which at small batch sizes is most of the time. When the
+  /// arena or a tensor address has changed since the capture, the next
+  /// enqueue captures the steps again and updates the instantiated graph in
+  /// place (cuGraphExecUpdate: the same kernels with new arguments), or
+  /// instantiates it anew when the driver refuses the update. A profiled
+  /// enqueue runs the steps one by one (it needs an event between them). The
+  /// stream must not be the legacy default stream, which cannot be captured.
+  /// Off by default.
+  void setCudaGraphs(bool on) { cudaGraphs_ = on; }
+  bool cudaGraphs() const { return cudaGraphs_; }
+  /// How many times enqueue() captured the steps into a graph.
+  int graphCaptures() const { return graphCaptures_; }
+
   /// Enqueues every step on `stream` (a CUstream; nullptr is the legacy
   /// default stream) and returns without waiting. Fails (InvalidArgument)
   /// when a tensor is unbound or the arena is not set, DriverError (naming
@@ -187,6 +202,17 @@ private:
   /// One event before each step and one after the last (profiling only).
   std::vector<void *> events_;
   Status reportProfile(void *stream);
+  /// Enqueues the steps themselves (profiled or not).
+  Status enqueueSteps(void *stream);
+  /// Captures the steps (again) when needed, then launches the graph.
+  Status enqueueGraph(void *stream);
+  void destroyGraph();
+  bool cudaGraphs_ = false;
+  /// The instantiated graph (a CUgraphExec), and whether an address changed
+  /// since it was captured.
+  void *graphExec_ = nullptr;
+  bool graphStale_ = true;
+  int graphCaptures_ = 0;
 };
 
 } // namespace kiln::rt

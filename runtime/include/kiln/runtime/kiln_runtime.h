@@ -237,6 +237,11 @@ kiln_status kiln_context_set_device_memory(kiln_context *context, uint64_t ptr);
 /// Binds tensor `name` to `ptr`; KILN_STATUS_NOT_FOUND for an unknown name.
 kiln_status kiln_context_set_tensor_address(kiln_context *context,
                                             const char *name, uint64_t ptr);
+/// Nonzero `enabled`: enqueue captures the steps into a CUDA graph once and
+/// launches the graph, capturing again (and updating the graph in place) after
+/// an address changes; the stream must then not be NULL. Off by default
+/// (ExecutionContext::setCudaGraphs).
+kiln_status kiln_context_set_cuda_graphs(kiln_context *context, int enabled);
 /// Enqueues every step on `stream` (NULL: the legacy default stream) and
 /// returns without waiting.
 kiln_status kiln_context_enqueue(kiln_context *context, void *stream);

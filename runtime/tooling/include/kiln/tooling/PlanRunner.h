@@ -30,6 +30,8 @@ public:
   const std::vector<rt::TensorDesc> &inputs() const { return inputSpecs; }
   const std::vector<rt::TensorDesc> &outputs() const { return outputSpecs; }
   const rt::Engine &engine() const { return *engine_; }
+  /// The context that runs the plan (to set its options).
+  rt::ExecutionContext &executionContext() { return *context; }
 
   /// Copies `inputs` (in inputs() order, checked against it) to the device,
   /// runs the plan and copies the outputs back.

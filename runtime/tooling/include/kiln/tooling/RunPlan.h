@@ -75,6 +75,9 @@ struct PlanRunOptions : ReportOptions {
   int warmup = 10, iterations = 0;
   /// Profiled runs (0: no profile).
   int profileRuns = 0;
+  /// Enqueue the steps as one CUDA graph (ExecutionContext::setCudaGraphs);
+  /// profiled runs still run them one by one.
+  bool cudaGraph = false;
 };
 
 /// Runs the plan `planBytes` as kiln-run-plan and kiln-run do: loads it,
