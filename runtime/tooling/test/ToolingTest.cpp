@@ -143,6 +143,55 @@ TEST(HostTensorTest, ReadsEveryElementType) {
   EXPECT_EQ(u64.at(0), std::ldexp(1.0, 63));
 }
 
+/// Element `i` of a tensor of `type` whose bytes are `codes`.
+static double decode(DataType type, std::vector<uint8_t> codes, size_t i) {
+  HostTensor t = make(type, {static_cast<int64_t>(codes.size())});
+  std::memcpy(t.data(), codes.data(), codes.size());
+  return t.at(static_cast<int64_t>(i));
+}
+
+TEST(HostTensorTest, ReadsTheSmallTypes) {
+  // float8 E4M3FN: 448 is the largest, 0x7F and 0xFF are NaN, 0x80 is -0,
+  // 0x01 the smallest subnormal (2^-9).
+  std::vector<uint8_t> e4m3 = {0x7E, 0x7F, 0x80, 0x01, 0xB8};
+  EXPECT_EQ(decode(DataType::F8E4M3FN, e4m3, 0), 448.0);
+  EXPECT_TRUE(std::isnan(decode(DataType::F8E4M3FN, e4m3, 1)));
+  EXPECT_TRUE(std::signbit(decode(DataType::F8E4M3FN, e4m3, 2)));
+  EXPECT_EQ(decode(DataType::F8E4M3FN, e4m3, 3), std::ldexp(1.0, -9));
+  EXPECT_EQ(decode(DataType::F8E4M3FN, e4m3, 4), -1.0);
+  // FNUZ: 0x80 is the one NaN, 0x7F the largest (240), bias 8.
+  EXPECT_TRUE(std::isnan(decode(DataType::F8E4M3FNUZ, {0x80}, 0)));
+  EXPECT_EQ(decode(DataType::F8E4M3FNUZ, {0x7F}, 0), 240.0);
+  EXPECT_EQ(decode(DataType::F8E4M3FNUZ, {0x40}, 0), 1.0);
+  // E5M2 is IEEE-like: 0x7C is infinity, 0x7D NaN, 0x7B the largest.
+  EXPECT_EQ(decode(DataType::F8E5M2, {0x7C}, 0), INFINITY);
+  EXPECT_EQ(decode(DataType::F8E5M2, {0xFC}, 0), -INFINITY);
+  EXPECT_TRUE(std::isnan(decode(DataType::F8E5M2, {0x7D}, 0)));
+  EXPECT_EQ(decode(DataType::F8E5M2, {0x7B}, 0), 57344.0);
+  EXPECT_EQ(decode(DataType::F8E5M2FNUZ, {0x7F}, 0), 57344.0);
+  EXPECT_TRUE(std::isnan(decode(DataType::F8E5M2FNUZ, {0x80}, 0)));
+  // float4 E2M1 and the sub-byte integers read the low bits only: a device
+  // output's high bits are unspecified.
+  EXPECT_EQ(decode(DataType::F4E2M1, {0x07}, 0), 6.0);
+  EXPECT_EQ(decode(DataType::F4E2M1, {0xAF}, 0), -6.0);
+  EXPECT_EQ(decode(DataType::F4E2M1, {0x31}, 0), 0.5);
+  EXPECT_EQ(decode(DataType::I4, {0xF8}, 0), -8.0);
+  EXPECT_EQ(decode(DataType::I4, {0x18}, 0), -8.0);
+  EXPECT_EQ(decode(DataType::I4, {0x27}, 0), 7.0);
+  EXPECT_EQ(decode(DataType::U4, {0x1F}, 0), 15.0);
+  EXPECT_EQ(decode(DataType::I2, {0xFE}, 0), -2.0);
+  EXPECT_EQ(decode(DataType::I2, {0x41}, 0), 1.0);
+  EXPECT_EQ(decode(DataType::U2, {0x07}, 0), 3.0);
+  // Floats compare as floats: NaN matches NaN, a one-code difference fails.
+  HostTensor a = make(DataType::F8E5M2, {2}), b = make(DataType::F8E5M2, {2});
+  const uint8_t x[] = {0x7D, 0x3C}, y[] = {0x7E, 0x3C}, z[] = {0x7D, 0x3D};
+  std::memcpy(a.data(), x, 2);
+  std::memcpy(b.data(), y, 2);
+  EXPECT_TRUE(compareTensors(a, b, defaultTolerance(DataType::F8E5M2)).isOk());
+  std::memcpy(b.data(), z, 2);
+  EXPECT_FALSE(compareTensors(a, b, defaultTolerance(DataType::F8E5M2)).isOk());
+}
+
 TEST(HostTensorTest, ComparesWithTolerances) {
   HostTensor a = randomTensor(DataType::F32, {4, 8}, 1);
   HostTensor b = make(DataType::F32, {4, 8});
