@@ -97,6 +97,7 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
+  fpm.addPass(createKilnFoldBatchNormPass());
   fpm.addPass(createKilnEliminateDeadLayersPass());
   fpm.addPass(createCanonicalizerPass());
 }
