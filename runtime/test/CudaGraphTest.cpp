@@ -16,7 +16,35 @@
 namespace kiln::rt::test {
 namespace {
 
-using CudaGraphTest = FakeEngineTest;
+/// The add plan (PlanTestUtil.h) of `n` floats loaded on the fake device,
+/// with one context that uses CUDA graphs.
+class CudaGraphTest : public FakeEngineTest {
+protected:
+  void load(int64_t n, unsigned seed, bool ownArena = true) {
+    rt_ = runtime();
+    ASSERT_TRUE(rt_);
+    w_ = randomFloats(n, seed);
+    auto engine = FakeEngineTest::load(*rt_, addPlan(n, w_));
+    ASSERT_TRUE(engine.isOk()) << engine.status().toString();
+    engine_ = std::move(*engine);
+    auto context = ownArena
+                       ? engine_->createExecutionContext()
+                       : engine_->createExecutionContextWithoutDeviceMemory();
+    ASSERT_TRUE(context.isOk()) << context.status().toString();
+    context_ = std::move(*context);
+    context_->setCudaGraphs(true);
+  }
+  void TearDown() override {
+    context_.reset();
+    engine_.reset();
+    rt_.reset();
+    FakeEngineTest::TearDown();
+  }
+  std::unique_ptr<Runtime> rt_;
+  std::vector<float> w_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<ExecutionContext> context_;
+};
 
 /// The add plan's inputs and output in device memory.
 struct Buffers {
@@ -58,27 +86,22 @@ struct Buffers {
 };
 
 TEST_F(CudaGraphTest, CapturedOnceAndLaunchedAsOneGraph) {
-  auto rt = runtime();
-  ASSERT_TRUE(rt);
   const int64_t n = 777;
-  std::vector<float> w = randomFloats(n, 9);
-  auto engine = load(*rt, addPlan(n, w));
-  ASSERT_TRUE(engine.isOk()) << engine.status().toString();
-  auto context = (*engine)->createExecutionContext();
-  ASSERT_TRUE(context.isOk());
-  ExecutionContext &c = **context;
-  c.setCudaGraphs(true);
-  Buffers buffers(*rt, n, 1);
+  ASSERT_NO_FATAL_FAILURE(load(n, 9));
+  Runtime &rt = *rt_;
+  const std::vector<float> &w = w_;
+  ExecutionContext &c = *context_;
+  Buffers buffers(rt, n, 1);
   ASSERT_TRUE(buffers.bind(c));
-  auto stream = rt->createStream();
+  auto stream = rt.createStream();
   ASSERT_TRUE(stream.isOk());
 
   int launchesBefore = launchCount(), graphsBefore = graphLaunches();
   for (int run = 0; run < 3; ++run) {
-    ASSERT_TRUE(rt->memset(buffers.out, 0xFF, buffers.bytes()));
+    ASSERT_TRUE(rt.memset(buffers.out, 0xFF, buffers.bytes()));
     Status s = c.enqueue(*stream);
     ASSERT_TRUE(s) << s.toString();
-    ASSERT_TRUE(rt->synchronize(*stream));
+    ASSERT_TRUE(rt.synchronize(*stream));
     buffers.expectSum(w);
   }
   // One capture, three graph launches; the plan's two kernels ran in each.
@@ -86,26 +109,21 @@ TEST_F(CudaGraphTest, CapturedOnceAndLaunchedAsOneGraph) {
   EXPECT_EQ(graphLaunches() - graphsBefore, 3);
   EXPECT_EQ(launchCount() - launchesBefore, 3 * 2);
   EXPECT_EQ(liveGraphs(), 1); // the instantiated graph, kept by the context
-  context->reset();
+  context_.reset();
   EXPECT_EQ(liveGraphs(), 0);
-  EXPECT_TRUE(rt->destroyStream(*stream));
+  EXPECT_TRUE(rt.destroyStream(*stream));
 }
 
 TEST_F(CudaGraphTest, NewAddressesAreCapturedAgainAndUpdateTheGraph) {
-  auto rt = runtime();
-  ASSERT_TRUE(rt);
   const int64_t n = 300;
-  std::vector<float> w = randomFloats(n, 4);
-  auto engine = load(*rt, addPlan(n, w));
-  ASSERT_TRUE(engine.isOk());
-  auto context = (*engine)->createExecutionContext();
-  ASSERT_TRUE(context.isOk());
-  ExecutionContext &c = **context;
-  c.setCudaGraphs(true);
-  auto stream = rt->createStream();
+  ASSERT_NO_FATAL_FAILURE(load(n, 4));
+  Runtime &rt = *rt_;
+  const std::vector<float> &w = w_;
+  ExecutionContext &c = *context_;
+  auto stream = rt.createStream();
   ASSERT_TRUE(stream.isOk());
 
-  Buffers first(*rt, n, 10), second(*rt, n, 20);
+  Buffers first(rt, n, 10), second(rt, n, 20);
   ASSERT_TRUE(first.bind(c));
   ASSERT_TRUE(c.enqueue(*stream));
   first.expectSum(w);
@@ -115,63 +133,53 @@ TEST_F(CudaGraphTest, NewAddressesAreCapturedAgainAndUpdateTheGraph) {
   EXPECT_EQ(c.graphCaptures(), 1);
   // Other buffers: the steps are captured again and the graph, updated in
   // place, computes with the new addresses; the first output stays as it was.
-  ASSERT_TRUE(rt->memset(first.out, 0, first.bytes()));
+  ASSERT_TRUE(rt.memset(first.out, 0, first.bytes()));
   ASSERT_TRUE(second.bind(c));
   ASSERT_TRUE(c.enqueue(*stream));
   EXPECT_EQ(c.graphCaptures(), 2);
   second.expectSum(w);
   std::vector<float> untouched(n, 1.0f);
-  ASSERT_TRUE(rt->copyToHost(untouched.data(), first.out, first.bytes()));
+  ASSERT_TRUE(rt.copyToHost(untouched.data(), first.out, first.bytes()));
   for (float v : untouched)
     ASSERT_EQ(v, 0.0f);
   EXPECT_EQ(liveGraphs(), 1);
-  EXPECT_TRUE(rt->destroyStream(*stream));
+  EXPECT_TRUE(rt.destroyStream(*stream));
 }
 
 TEST_F(CudaGraphTest, ProvidedArenaChangesRecapture) {
-  auto rt = runtime();
-  ASSERT_TRUE(rt);
   const int64_t n = 64;
-  std::vector<float> w = randomFloats(n, 5);
-  auto engine = load(*rt, addPlan(n, w));
-  ASSERT_TRUE(engine.isOk());
-  auto context = (*engine)->createExecutionContextWithoutDeviceMemory();
-  ASSERT_TRUE(context.isOk());
-  ExecutionContext &c = **context;
-  c.setCudaGraphs(true);
-  uint64_t size = (*engine)->deviceMemorySize();
-  auto arena1 = rt->allocate(size), arena2 = rt->allocate(size);
+  ASSERT_NO_FATAL_FAILURE(load(n, 5, /*ownArena=*/false));
+  Runtime &rt = *rt_;
+  const std::vector<float> &w = w_;
+  ExecutionContext &c = *context_;
+  uint64_t size = engine_->deviceMemorySize();
+  auto arena1 = rt.allocate(size), arena2 = rt.allocate(size);
   ASSERT_TRUE(arena1.isOk() && arena2.isOk());
-  auto stream = rt->createStream();
+  auto stream = rt.createStream();
   ASSERT_TRUE(stream.isOk());
-  Buffers buffers(*rt, n, 3);
+  Buffers buffers(rt, n, 3);
   ASSERT_TRUE(buffers.bind(c));
   ASSERT_TRUE(c.setDeviceMemory(*arena1));
   ASSERT_TRUE(c.enqueue(*stream));
   ASSERT_TRUE(c.setDeviceMemory(*arena2));
-  ASSERT_TRUE(rt->memset(*arena1, 0xFF, size)); // the old arena is garbage now
-  ASSERT_TRUE(rt->memset(buffers.out, 0xFF, buffers.bytes()));
+  ASSERT_TRUE(rt.memset(*arena1, 0xFF, size)); // the old arena is garbage now
+  ASSERT_TRUE(rt.memset(buffers.out, 0xFF, buffers.bytes()));
   ASSERT_TRUE(c.enqueue(*stream));
   EXPECT_EQ(c.graphCaptures(), 2);
   buffers.expectSum(w);
-  context->reset();
-  rt->free(*arena1);
-  rt->free(*arena2);
-  EXPECT_TRUE(rt->destroyStream(*stream));
+  context_.reset();
+  rt.free(*arena1);
+  rt.free(*arena2);
+  EXPECT_TRUE(rt.destroyStream(*stream));
 }
 
 TEST_F(CudaGraphTest, DefaultStreamIsRefusedAndProfilingRunsTheSteps) {
-  auto rt = runtime();
-  ASSERT_TRUE(rt);
   const int64_t n = 16;
-  std::vector<float> w = randomFloats(n, 6);
-  auto engine = load(*rt, addPlan(n, w));
-  ASSERT_TRUE(engine.isOk());
-  auto context = (*engine)->createExecutionContext();
-  ASSERT_TRUE(context.isOk());
-  ExecutionContext &c = **context;
-  c.setCudaGraphs(true);
-  Buffers buffers(*rt, n, 7);
+  ASSERT_NO_FATAL_FAILURE(load(n, 6));
+  Runtime &rt = *rt_;
+  const std::vector<float> &w = w_;
+  ExecutionContext &c = *context_;
+  Buffers buffers(rt, n, 7);
   ASSERT_TRUE(buffers.bind(c));
   Status s = c.enqueue(nullptr);
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
@@ -184,30 +192,25 @@ TEST_F(CudaGraphTest, DefaultStreamIsRefusedAndProfilingRunsTheSteps) {
   } profiler;
   c.setProfiler(&profiler);
   int graphsBefore = graphLaunches();
-  auto stream = rt->createStream();
+  auto stream = rt.createStream();
   ASSERT_TRUE(stream.isOk());
   ASSERT_TRUE(c.enqueue(*stream));
   EXPECT_EQ(profiler.count, 3); // every step, timed one by one
   EXPECT_EQ(c.graphCaptures(), 0);
   EXPECT_EQ(graphLaunches() - graphsBefore, 0);
   buffers.expectSum(w);
-  EXPECT_TRUE(rt->destroyStream(*stream));
+  EXPECT_TRUE(rt.destroyStream(*stream));
 }
 
 TEST_F(CudaGraphTest, CaptureFailureLeavesTheStreamUsable) {
-  auto rt = runtime();
-  ASSERT_TRUE(rt);
   const int64_t n = 32;
-  std::vector<float> w = randomFloats(n, 8);
-  auto engine = load(*rt, addPlan(n, w));
-  ASSERT_TRUE(engine.isOk());
-  auto context = (*engine)->createExecutionContext();
-  ASSERT_TRUE(context.isOk());
-  ExecutionContext &c = **context;
-  c.setCudaGraphs(true);
-  Buffers buffers(*rt, n, 9);
+  ASSERT_NO_FATAL_FAILURE(load(n, 8));
+  Runtime &rt = *rt_;
+  const std::vector<float> &w = w_;
+  ExecutionContext &c = *context_;
+  Buffers buffers(rt, n, 9);
   ASSERT_TRUE(buffers.bind(c));
-  auto stream = rt->createStream();
+  auto stream = rt.createStream();
   ASSERT_TRUE(stream.isOk());
   // A launch the driver refuses while capturing: the error names the step,
   // the capture is ended, no graph is kept.
@@ -222,7 +225,7 @@ TEST_F(CudaGraphTest, CaptureFailureLeavesTheStreamUsable) {
   ASSERT_TRUE(c.enqueue(*stream));
   buffers.expectSum(w);
   EXPECT_EQ(c.graphCaptures(), 1);
-  EXPECT_TRUE(rt->destroyStream(*stream));
+  EXPECT_TRUE(rt.destroyStream(*stream));
 }
 
 TEST_F(CudaGraphTest, CApiTurnsGraphsOn) {

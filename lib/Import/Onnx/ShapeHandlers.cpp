@@ -875,9 +875,14 @@ LogicalResult resize(NodeContext &nc) {
     }
     for (int64_t i = 0; i < rank; ++i) {
       double f = listed[i] && shared ? *shared : 1.0;
+      double size = f * double(type.getDimSize(i)) + 0.5;
+      if (!(f > 0) || !(size < 9.2e18))
+        return nc.fail("keep_aspect_ratio_policy '" + policy +
+                       "' gives dimension " + Twine(i) + " a factor of " +
+                       std::to_string(f) + ", expected a positive size");
       policyScales.push_back(static_cast<float>(f));
       if (listed[i] && shared)
-        sizes[i] = static_cast<int64_t>(f * double(type.getDimSize(i)) + 0.5);
+        sizes[i] = static_cast<int64_t>(size);
     }
   }
   SmallVector<int64_t> shape;
