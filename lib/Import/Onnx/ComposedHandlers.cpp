@@ -274,7 +274,8 @@ LogicalResult groupNormalization(NodeContext &nc) {
     return nc.fail("expects an input of rank >= 2 (N x C x ...), got " +
                    Twine(type.getRank()));
   int64_t channels = type.getDimSize(1);
-  if (groups <= 0 || channels % groups != 0)
+  if (groups <= 0 || groups > std::max<int64_t>(channels, 1) ||
+      channels % groups != 0)
     return nc.fail("num_groups " + Twine(groups) + " does not divide the " +
                    Twine(channels) + " channels");
   bool perChannel = nc.opset >= 21;

@@ -25,13 +25,13 @@ FailureOr<Value> wrapPad(NodeContext &nc, Value x, ArrayRef<int64_t> pads) {
     int64_t begin = pads[a], end = pads[rank + a], dim = type.getDimSize(a);
     if (!begin && !end)
       continue;
-    // At most 2^24 positions (a 128 MiB index constant): wider wrap pads
+    // At most 2^20 positions (an 8 MiB index constant): wider wrap pads
     // are refused, not built.
     int64_t size = 0;
     if (dim == 0 || begin < -dim || end < -dim ||
         llvm::AddOverflow(dim, begin, size) ||
         llvm::AddOverflow(size, end, size) || size < 0 ||
-        size > (int64_t(1) << 24))
+        size > (int64_t(1) << 20))
       return nc.fail("wrap pads " + Twine(begin) + ", " + Twine(end) +
                      " do not fit axis " + Twine(a) + " of extent " +
                      Twine(dim));

@@ -876,7 +876,8 @@ LogicalResult resize(NodeContext &nc) {
     for (int64_t i = 0; i < rank; ++i) {
       double f = listed[i] && shared ? *shared : 1.0;
       double size = f * double(type.getDimSize(i)) + 0.5;
-      if (!(f > 0) || !(size < 9.2e18))
+      if (!(f > 0) || !(size < 9.2e18) ||
+          (listed[i] && type.getDimSize(i) > 0 && size < 1))
         return nc.fail("keep_aspect_ratio_policy '" + policy +
                        "' gives dimension " + Twine(i) + " a factor of " +
                        std::to_string(f) + ", expected a positive size");

@@ -312,11 +312,14 @@ LogicalResult ResizeOp::verify() {
         return emitOpError() << "expects positive 'scales', got " << scale
                              << " at index " << i;
       // floor(in * scale), as ONNX Resize computes sizes from scales, or
-      // that product rounded half up (keep_aspect_ratio_policy).
+      // that product rounded (keep_aspect_ratio_policy rounds the product
+      // of the double factor that `scale` holds as f32): within one of it,
+      // give or take f32's precision.
       double product = static_cast<double>(in.getDimSize(i)) * scale;
       double expected = std::floor(product);
       double got = static_cast<double>(out.getDimSize(i));
-      if (got != expected && got != std::floor(product + 0.5))
+      if (got != expected &&
+          !(std::fabs(got - product) <= 1.0 + product * 0x1p-23))
         return emitOpError()
                << "expects result dimension " << i << " to be floor("
                << in.getDimSize(i) << " * " << formatNumber(scale)
