@@ -17,6 +17,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -35,6 +36,8 @@ SmallVector<utils::IteratorType> iterators(int64_t parallel,
 }
 
 /// Grouped convolution of an already padded input; returns N x K x O...
+/// With one group the loops have no group dimension (and the operands no
+/// reshape), so that the result is the convolution's own tensor.
 Value convolve(OpBuilder &b, Location loc, Value padded, Value filter,
                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                int64_t groups, RankedTensorType resultType) {
@@ -45,6 +48,8 @@ Value convolve(OpBuilder &b, Location loc, Value padded, Value filter,
   int64_t s = inType.getRank() - 2;
   int64_t n = inType.getDimSize(0), c = inType.getDimSize(1);
   int64_t k = fType.getDimSize(0), cg = c / groups, kg = k / groups;
+  // With one group, the group dimension is left out.
+  int64_t g = groups == 1 ? 0 : 1;
 
   SmallVector<int64_t> xShape = {n, groups, cg};
   llvm::append_range(xShape, inType.getShape().drop_front(2));
@@ -52,32 +57,118 @@ Value convolve(OpBuilder &b, Location loc, Value padded, Value filter,
   llvm::append_range(wShape, fType.getShape().drop_front(2));
   SmallVector<int64_t> oShape = {n, groups, kg};
   llvm::append_range(oShape, resultType.getShape().drop_front(2));
+  if (!g) {
+    xShape.erase(xShape.begin() + 1);
+    wShape.erase(wShape.begin());
+    oShape.erase(oShape.begin() + 1);
+  }
   Value x = reshape(b, loc, padded, RankedTensorType::get(xShape, element));
   Value w = reshape(b, loc, filter, RankedTensorType::get(wShape, element));
   Value init = filledTensor(b, loc, RankedTensorType::get(oShape, element), 0);
 
-  // Loops: n, g, k, o_1..o_s | c, r_1..r_s
-  int64_t numDims = 3 + s + 1 + s;
+  // Loops: n, [g,] k, o_1..o_s | c, r_1..r_s
+  int64_t first = 2 + g; // the first output position loop
+  int64_t numDims = first + s + 1 + s;
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  int64_t cDim = 3 + s;
-  SmallVector<AffineExpr> xExprs = {d(0), d(1), d(cDim)};
-  SmallVector<AffineExpr> wExprs = {d(1), d(2), d(cDim)};
-  SmallVector<AffineExpr> oExprs = {d(0), d(1), d(2)};
+  int64_t cDim = first + s;
+  SmallVector<AffineExpr> xExprs = {d(0)}, wExprs, oExprs = {d(0)};
+  if (g) {
+    xExprs.push_back(d(1));
+    wExprs.push_back(d(1));
+    oExprs.push_back(d(1));
+  }
+  xExprs.push_back(d(cDim));
+  wExprs.append({d(1 + g), d(cDim)});
+  oExprs.push_back(d(1 + g));
   for (int64_t i = 0; i < s; ++i) {
-    AffineExpr o = d(3 + i), r = d(cDim + 1 + i);
+    AffineExpr o = d(first + i), r = d(cDim + 1 + i);
     xExprs.push_back(o * strides[i] + r * dilations[i]);
     wExprs.push_back(r);
     oExprs.push_back(o);
   }
-  Value out =
-      generic(b, loc, init, {x, w},
-              {AffineMap::get(numDims, 0, xExprs, ctx),
-               AffineMap::get(numDims, 0, wExprs, ctx)},
-              AffineMap::get(numDims, 0, oExprs, ctx), iterators(3 + s, 1 + s),
-              [](OpBuilder &b, Location loc, ValueRange args) {
-                return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
-              });
+  Value out = generic(
+      b, loc, init, {x, w},
+      {AffineMap::get(numDims, 0, xExprs, ctx),
+       AffineMap::get(numDims, 0, wExprs, ctx)},
+      AffineMap::get(numDims, 0, oExprs, ctx), iterators(first + s, 1 + s),
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+      });
   return reshape(b, loc, out, resultType);
+}
+
+/// Reads x[n, channel, o_i * stride_i + r_i * dilation_i - low_i ...] in a
+/// linalg body whose loops `oDim + i` and `rDim + i` are the output and
+/// window positions: `fill` where the position falls outside x (its
+/// padding), so that no padded copy of x is made.
+Value readPadded(OpBuilder &b, Location loc, Value x, Value n, Value channel,
+                 int64_t oDim, int64_t rDim, ArrayRef<int64_t> strides,
+                 ArrayRef<int64_t> dilations, ArrayRef<int64_t> low,
+                 Value fill) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = cst(0), inside;
+  SmallVector<Value> at = {n, channel};
+  for (size_t i = 0; i < strides.size(); ++i) {
+    Value o = linalg::IndexOp::create(b, loc, oDim + i);
+    Value r = linalg::IndexOp::create(b, loc, rDim + i);
+    Value pos = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, o, cst(strides[i])),
+        arith::MulIOp::create(b, loc, r, cst(dilations[i])));
+    pos = arith::SubIOp::create(b, loc, pos, cst(low[i]));
+    // pos as unsigned is below the size exactly when 0 <= pos < size.
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, pos,
+                                     cst(type.getDimSize(2 + i)));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+    at.push_back(arith::SelectOp::create(b, loc, ok, pos, zero));
+  }
+  Value v = tensor::ExtractOp::create(b, loc, x, at);
+  return inside ? arith::SelectOp::create(b, loc, inside, v, fill) : v;
+}
+
+/// A padded or grouped convolution as one linalg.generic over the filter
+/// whose body reads the input through readPadded: loops n, k, o_1..o_s |
+/// c, r_1..r_s, input channel (k / (K / groups)) * (C / groups) + c. Returns
+/// N x K x O...
+Value convolvePadded(OpBuilder &b, Location loc, Value x, Value filter,
+                     ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                     ArrayRef<int64_t> low, int64_t groups,
+                     RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto fType = cast<RankedTensorType>(filter.getType());
+  int64_t s = strides.size();
+  int64_t cg = fType.getDimSize(1), kg = fType.getDimSize(0) / groups;
+  Value init = filledTensor(b, loc, resultType, 0);
+  int64_t cDim = 2 + s, numDims = 2 + 2 * s + 1;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> wExprs = {d(1), d(cDim)}, oExprs = {d(0), d(1)};
+  for (int64_t i = 0; i < s; ++i) {
+    wExprs.push_back(d(cDim + 1 + i));
+    oExprs.push_back(d(2 + i));
+  }
+  return generic(
+      b, loc, init, {filter}, {AffineMap::get(numDims, 0, wExprs, ctx)},
+      AffineMap::get(numDims, 0, oExprs, ctx), iterators(2 + s, 1 + s),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value n = linalg::IndexOp::create(b, loc, 0);
+        Value channel = linalg::IndexOp::create(b, loc, cDim);
+        if (groups != 1) {
+          Value k = linalg::IndexOp::create(b, loc, 1);
+          Value group = arith::DivUIOp::create(
+              b, loc, k, arith::ConstantIndexOp::create(b, loc, kg));
+          channel = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, group,
+                                    arith::ConstantIndexOp::create(b, loc, cg)),
+              channel);
+        }
+        Value zero = scalar(b, loc, args[0].getType(), 0);
+        Value v = readPadded(b, loc, x, n, channel, 2, cDim + 1, strides,
+                             dilations, low, zero);
+        return add(b, loc, args[1], mul(b, loc, v, args[0]));
+      });
 }
 
 /// Adds a per-channel bias (K values) to N x K x ...
@@ -101,15 +192,21 @@ struct LowerConvolution : OpRewritePattern<ConvolutionOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t s = op.getStrides().size();
-    SmallVector<int64_t> low(2, 0), high(2, 0);
-    for (int64_t i = 0; i < s; ++i) {
+    SmallVector<int64_t> low(2, 0);
+    for (int64_t i = 0; i < s; ++i)
       low.push_back(op.getPads()[i]);
-      high.push_back(op.getPads()[s + i]);
-    }
-    Value padded = padOrCrop(rewriter, loc, op.getInput(), low, high, 0);
-    Value out = convolve(rewriter, loc, padded, op.getFilter(), op.getStrides(),
-                         op.getDilations(),
-                         static_cast<int64_t>(op.getGroups()), op.getType());
+    int64_t groups = static_cast<int64_t>(op.getGroups());
+    bool padded = llvm::any_of(op.getPads(), [](int64_t p) { return p; });
+    // A padded or grouped convolution reads its input in place (no padded
+    // copy, no reshape), so that it fuses as one kernel with its epilogue.
+    Value out =
+        padded || groups != 1
+            ? convolvePadded(rewriter, loc, op.getInput(), op.getFilter(),
+                             op.getStrides(), op.getDilations(),
+                             ArrayRef<int64_t>(low).drop_front(2), groups,
+                             op.getType())
+            : convolve(rewriter, loc, op.getInput(), op.getFilter(),
+                       op.getStrides(), op.getDilations(), 1, op.getType());
     rewriter.replaceOp(op, addBias(rewriter, loc, out, op.getBias()));
     return success();
   }
@@ -209,6 +306,36 @@ Value poolWindows(OpBuilder &b, Location loc, Value padded, Value init,
                  });
 }
 
+/// Max over windows of x read in place (readPadded with `fill` outside x)
+/// into `init`, N x C x O...
+Value maxPoolPadded(OpBuilder &b, Location loc, Value x, Value init,
+                    ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
+                    ArrayRef<int64_t> dilations, ArrayRef<int64_t> low,
+                    double fill, bool isUnsigned) {
+  MLIRContext *ctx = b.getContext();
+  int64_t s = window.size();
+  auto element = cast<RankedTensorType>(x.getType()).getElementType();
+  Value windowOperand =
+      emptyTensor(b, loc, RankedTensorType::get(window, element));
+  int64_t numDims = 2 + 2 * s;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> wExprs, oExprs = {d(0), d(1)};
+  for (int64_t i = 0; i < s; ++i) {
+    wExprs.push_back(d(2 + s + i));
+    oExprs.push_back(d(2 + i));
+  }
+  return generic(
+      b, loc, init, {windowOperand}, {AffineMap::get(numDims, 0, wExprs, ctx)},
+      AffineMap::get(numDims, 0, oExprs, ctx), iterators(2 + s, s),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value v =
+            readPadded(b, loc, x, linalg::IndexOp::create(b, loc, 0),
+                       linalg::IndexOp::create(b, loc, 1), 2, 2 + s, strides,
+                       dilations, low, scalar(b, loc, element, fill));
+        return max(b, loc, args[1], v, isUnsigned);
+      });
+}
+
 struct LowerPool : OpRewritePattern<PoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PoolOp op,
@@ -244,14 +371,18 @@ struct LowerPool : OpRewritePattern<PoolOp> {
       fill = static_cast<double>(
           APInt::getSignedMinValue(element.getIntOrFloatBitWidth())
               .getSExtValue());
-    Value padded = padOrCrop(rewriter, loc, op.getInput(), low, highAll, fill);
     Value init = filledTensor(rewriter, loc, outType, fill);
-    Value pooled = poolWindows(rewriter, loc, padded, init, window, strides,
-                               dil, isMax, isUnsigned);
     if (isMax) {
-      rewriter.replaceOp(op, pooled);
+      // Max reads the input in place: a position in the padding is `fill`.
+      rewriter.replaceOp(op, maxPoolPadded(rewriter, loc, op.getInput(), init,
+                                           window, strides, dil,
+                                           ArrayRef<int64_t>(low).drop_front(2),
+                                           fill, isUnsigned));
       return success();
     }
+    Value padded = padOrCrop(rewriter, loc, op.getInput(), low, highAll, fill);
+    Value pooled = poolWindows(rewriter, loc, padded, init, window, strides,
+                               dil, isMax, isUnsigned);
     // Divisors: pool a 1 x 1 x D... tensor of ones whose explicit padding
     // counts (count_include_pad) or not, and whose ceil-mode reach never does.
     SmallVector<int64_t> onesShape(2, 1);
@@ -299,14 +430,15 @@ struct LowerGlobalPool : OpRewritePattern<GlobalPoolOp> {
                        return isMax ? max(b, loc, args[1], args[0], isUnsigned)
                                     : add(b, loc, args[1], args[0]);
                      });
-    r = reshape(rewriter, loc, r, op.getType());
+    // The mean divides before the reshape, so that the division fuses with
+    // the reduction.
     if (!isMax)
-      r = elementwise(rewriter, loc, op.getType(), {r},
+      r = elementwise(rewriter, loc, cast<RankedTensorType>(r.getType()), {r},
                       [count](OpBuilder &b, Location loc, ValueRange a) {
                         return div(b, loc, a[0],
                                    scalar(b, loc, a[0].getType(), count));
                       });
-    rewriter.replaceOp(op, r);
+    rewriter.replaceOp(op, reshape(rewriter, loc, r, op.getType()));
     return success();
   }
 };
