@@ -99,7 +99,8 @@ LogicalResult Compiler::compile(ModuleOp module, Phase from, Phase to) {
   PassManager pm(context.get());
   for (int p = static_cast<int>(from) + 1; p <= static_cast<int>(to); ++p) {
     auto phase = static_cast<Phase>(p);
-    if (phase == Phase::Graph && options_.optLevel < 1)
+    if ((phase == Phase::Graph && options_.optLevel < 1) ||
+        (phase == Phase::Groups && options_.optLevel < 2))
       continue;
     buildPhasePipeline(pm, phase, options_.kernels, options_.target);
   }
@@ -146,7 +147,7 @@ LogicalResult Compiler::lowerForReference(ModuleOp module, Phase from) {
   if (from == Phase::Import && failed(compile(module, from, Phase::Graph)))
     return failure();
   PassManager pm(context.get());
-  buildReferencePipeline(pm);
+  buildReferencePipeline(pm, options_.referenceFusionGroups);
   return pm.run(module);
 }
 
@@ -154,7 +155,8 @@ FailureOr<std::unique_ptr<ReferenceExecutor>>
 Compiler::compileReference(OwningOpRef<ModuleOp> module, Phase from) {
   if (from == Phase::Import && failed(compile(*module, from, Phase::Graph)))
     return failure();
-  return ReferenceExecutor::compile(std::move(module));
+  return ReferenceExecutor::compile(std::move(module),
+                                    options_.referenceFusionGroups);
 }
 
 DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context, std::string tool)

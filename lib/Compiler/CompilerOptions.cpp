@@ -47,9 +47,14 @@ struct CodegenCLOptions {
       cl::init(1)};
   cl::opt<int> optLevel{
       "opt-level",
-      cl::desc("Graph optimization: 0 (none, the IR as imported) or 1 "
-               "(kiln-optimize, the default)"),
-      cl::init(1)};
+      cl::desc("Optimization: 0 (none: the IR as imported, one kernel per "
+               "linalg op), 1 (the graph passes, kiln-optimize) or 2 (and "
+               "fusion groups, one kernel each; the default)"),
+      cl::init(2)};
+  cl::opt<bool> referenceFusionGroups{
+      "reference-fusion-groups",
+      cl::desc("The CPU reference forms the GPU path's fusion groups too and "
+               "runs their loops on the host (checks fusion without a GPU)")};
   cl::opt<bool> noOptimize{"no-optimize",
                            cl::desc("No graph optimization (--opt-level=0)")};
   cl::opt<std::string> maxMemory{
@@ -178,13 +183,15 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
     if (given(cl.itemsPerThread))
       options.kernels.itemsPerThread = cl.itemsPerThread;
     if (given(cl.optLevel)) {
-      if (cl.optLevel < 0 || cl.optLevel > 1) {
+      if (cl.optLevel < 0 || cl.optLevel > 2) {
         error =
-            "--opt-level must be 0 or 1, got " + std::to_string(cl.optLevel);
+            "--opt-level must be 0, 1 or 2, got " + std::to_string(cl.optLevel);
         return failure();
       }
       options.optLevel = cl.optLevel;
     }
+    if (given(cl.referenceFusionGroups))
+      options.referenceFusionGroups = cl.referenceFusionGroups;
     if (given(cl.noOptimize) && cl.noOptimize)
       options.optLevel = 0;
     if (given(cl.maxMemory)) {

@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -47,9 +48,9 @@ using namespace mlir::kiln;
 
 static constexpr std::pair<Phase, llvm::StringLiteral> kPhaseNames[] = {
     {Phase::Import, "import"},   {Phase::Graph, "kiln"},
-    {Phase::Linalg, "linalg"},   {Phase::Buffers, "buffers"},
-    {Phase::Kernels, "kernels"}, {Phase::Memory, "memory"},
-    {Phase::Target, "target"},
+    {Phase::Linalg, "linalg"},   {Phase::Groups, "groups"},
+    {Phase::Buffers, "buffers"}, {Phase::Kernels, "kernels"},
+    {Phase::Memory, "memory"},   {Phase::Target, "target"},
 };
 
 StringRef mlir::kiln::getPhaseName(Phase phase) {
@@ -78,6 +79,8 @@ void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
     return buildGraphPipeline(pm);
   case Phase::Linalg:
     return buildLinalgPipeline(pm);
+  case Phase::Groups:
+    return buildGroupsPipeline(pm);
   case Phase::Buffers:
     return buildBuffersPipeline(pm);
   case Phase::Kernels:
@@ -108,6 +111,14 @@ void mlir::kiln::buildLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Large splats are written where they are needed, not stored.
   pm.addNestedPass<func::FuncOp>(createKilnSplatsToFillsPass());
+}
+
+void mlir::kiln::buildGroupsPipeline(OpPassManager &pm) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createKilnGpuFormFusionGroupsPass());
+  // No CSE here: fills merged into one tensor that two ops accumulate into
+  // make empty-tensor elimination put both results in one output buffer.
+  fpm.addPass(createCanonicalizerPass());
 }
 
 void mlir::kiln::buildBuffersPipeline(OpPassManager &pm) {
@@ -166,14 +177,19 @@ void mlir::kiln::buildTargetPipeline(OpPassManager &pm,
   }
 }
 
-void mlir::kiln::buildReferencePipeline(OpPassManager &pm) {
+void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups) {
   // Weights are passed by pointer, not compiled into the code.
   pm.addPass(createKilnOutlineWeightsPass());
   buildLinalgPipeline(pm);
+  if (fusionGroups)
+    buildGroupsPipeline(pm);
   KilnDestinationPassingPassOptions dps;
   dps.keepNames = false;
   pm.addPass(createKilnDestinationPassingPass(dps));
   pm.addPass(bufferization::createOneShotBufferizePass());
+  // A fusion group's iterations, one after another.
+  if (fusionGroups)
+    pm.addPass(createForallToForLoopPass());
   // One function per layer: what follows costs more than linear time in a
   // function's size.
   pm.addPass(createKilnOutlineLinalgOpsPass());
@@ -313,6 +329,11 @@ void mlir::kiln::registerKilnPipelines() {
       "The linalg phase: kiln layers to linalg on tensors",
       buildLinalgPipeline);
   PassPipelineRegistration<>(
+      "kiln-groups-pipeline",
+      "The groups phase: fusion groups, each an scf.forall that becomes one "
+      "kernel",
+      buildGroupsPipeline);
+  PassPipelineRegistration<>(
       "kiln-buffers-pipeline",
       "The buffers phase: destination passing and one-shot bufferization",
       buildBuffersPipeline);
@@ -343,12 +364,12 @@ void mlir::kiln::registerKilnPipelines() {
         target.cudaPath = options.cudaPath;
         target.ptxas = options.ptxas;
         target.cubin = options.cubin;
-        for (Phase phase : {Phase::Linalg, Phase::Buffers, Phase::Kernels,
-                            Phase::Memory, Phase::Target})
+        for (Phase phase : {Phase::Linalg, Phase::Groups, Phase::Buffers,
+                            Phase::Kernels, Phase::Memory, Phase::Target})
           buildPhasePipeline(pm, phase, kernels, target);
       });
   PassPipelineRegistration<>(
       "kiln-reference-pipeline",
       "The CPU reference: kiln IR to the LLVM dialect for the host",
-      buildReferencePipeline);
+      [](OpPassManager &pm) { buildReferencePipeline(pm); });
 }

@@ -45,7 +45,7 @@ static FailureOr<rt::TensorDesc> specOf(func::FuncOp func, Type type,
 }
 
 FailureOr<std::unique_ptr<ReferenceExecutor>>
-ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
+ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups) {
   auto funcs = llvm::to_vector(module->getOps<func::FuncOp>());
   if (funcs.size() != 1 || funcs[0].isExternal())
     return module->emitError(
@@ -73,7 +73,7 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module) {
   func.setSymName(kEntry);
 
   PassManager pm(module->getContext());
-  buildReferencePipeline(pm);
+  buildReferencePipeline(pm, fusionGroups);
   if (failed(pm.run(*module)))
     return module->emitError("reference executor: lowering to LLVM failed");
   // Everything must now be in the LLVM dialect; name what is not.

@@ -35,7 +35,8 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
 static cl::opt<std::string> emit(
     "emit",
     cl::desc("What to write: the IR after a phase (import; kiln, the "
-             "optimized kiln IR; linalg; buffers; kernels (or gpu), the host "
+             "optimized kiln IR; linalg; groups, the fusion groups; buffers; "
+             "kernels (or gpu), the host "
              "function launching gpu.func kernels; memory; target, with the "
              "serialized kernels; reference, the CPU reference's LLVM "
              "dialect), ptx (the kernels' PTX for the first target) or plan "

@@ -22,8 +22,13 @@ namespace mlir::kiln {
 struct CompilerOptions {
   /// How ONNX models are imported (static shapes, constant inputs, limits).
   OnnxImportOptions import;
-  /// 0: no graph optimization (the IR as imported); 1: kiln-optimize.
-  int optLevel = 1;
+  /// 0: no optimization (the IR as imported, one kernel per linalg op);
+  /// 1: the graph passes (kiln-optimize); 2: and fusion groups (the groups
+  /// phase), one kernel each.
+  int optLevel = 2;
+  /// The CPU reference forms the GPU path's fusion groups too and runs them
+  /// as loops (to check fusion without a GPU).
+  bool referenceFusionGroups = false;
   /// How kernels are formed (kiln-kernels-pipeline).
   KernelOptions kernels;
   /// What they are compiled for (kiln-target-pipeline).

@@ -33,6 +33,9 @@ enum class Phase {
   Graph,
   /// Lowered to linalg/tensor/arith/math on tensors.
   Linalg,
+  /// Fusion groups formed: each scf.forall (kiln_gpu.fusion_group) becomes
+  /// one kernel.
+  Groups,
   /// In destination-passing style on buffers (one-shot bufferization).
   Buffers,
   /// One gpu.func per linalg op, launched from the host function.
@@ -43,7 +46,7 @@ enum class Phase {
   Target,
 };
 
-/// The phase's name as --emit spells it: import, kiln, linalg, buffers,
+/// The phase's name as --emit spells it: import, kiln, linalg, groups, buffers,
 /// kernels, memory, target.
 StringRef getPhaseName(Phase phase);
 /// The phase --emit=`name` stops after (also accepts `gpu` for kernels).
@@ -61,6 +64,8 @@ void buildGraphPipeline(OpPassManager &pm);
 /// canonicalize,
 /// kiln-splats-to-fills.
 void buildLinalgPipeline(OpPassManager &pm);
+/// kiln-groups-pipeline: kiln-gpu-form-fusion-groups, canonicalize.
+void buildGroupsPipeline(OpPassManager &pm);
 /// kiln-buffers-pipeline: kiln-destination-passing, eliminate-empty-tensors,
 /// one-shot-bufferize, canonicalize.
 void buildBuffersPipeline(OpPassManager &pm);
@@ -73,7 +78,9 @@ void buildMemoryPipeline(OpPassManager &pm);
 void buildTargetPipeline(OpPassManager &pm, const TargetOptions &options);
 /// kiln-reference-pipeline: from kiln IR to the LLVM dialect on the host
 /// (weights outlined as arguments, bare-pointer calling convention).
-void buildReferencePipeline(OpPassManager &pm);
+/// With `fusionGroups`, the groups phase runs too and its loops run on the
+/// host (scf-forall-to-for), so that fusion is checked without a GPU.
+void buildReferencePipeline(OpPassManager &pm, bool fusionGroups = false);
 
 /// Registers every pipeline above by name.
 void registerKilnPipelines();

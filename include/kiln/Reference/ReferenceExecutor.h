@@ -29,9 +29,10 @@ namespace tooling = ::kiln::tooling;
 class ReferenceExecutor {
 public:
   /// Compiles the single function of `module` (kiln IR, consumed). Errors go
-  /// to the context's diagnostic handler.
+  /// to the context's diagnostic handler. With `fusionGroups` the fusion
+  /// groups of the GPU path are formed and run as loops on the host.
   static FailureOr<std::unique_ptr<ReferenceExecutor>>
-  compile(OwningOpRef<ModuleOp> module);
+  compile(OwningOpRef<ModuleOp> module, bool fusionGroups = false);
   ~ReferenceExecutor();
 
   /// Name, element type and shape of every input and output.

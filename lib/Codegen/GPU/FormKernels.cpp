@@ -124,6 +124,8 @@ struct FormKernels
 private:
   LogicalResult formKernel(linalg::GenericOp op, gpu::GPUModuleOp kernels,
                            unsigned index);
+  LogicalResult formGroupKernel(scf::ForallOp loop, gpu::GPUModuleOp kernels,
+                                unsigned index);
   TileConfigAttr configFor(Operation *op, int64_t iterations);
 };
 } // namespace
@@ -330,6 +332,213 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   return success();
 }
 
+/// The buffer defined outside `region` that `v` is a view of, if any.
+static Value getViewedBuffer(Value v, Region &region) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!region.isAncestor(def->getParentRegion()))
+      break;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return nullptr;
+    v = view.getViewSource();
+  }
+  return region.isAncestor(v.getParentRegion()) ? nullptr : v;
+}
+
+/// Adds to `access` what the ops in `region` do with buffers defined
+/// outside it (through views of them).
+static void collectAccess(Region &region, DenseMap<Value, unsigned> &access) {
+  auto note = [&](Value v, unsigned bits) {
+    if (Value buffer = getViewedBuffer(v, region))
+      access[buffer] |= bits;
+  };
+  region.walk([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      for (OpOperand *input : linalgOp.getDpsInputOperands())
+        note(input->get(), kAccessRead);
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        note(init.get(),
+             kAccessWrite |
+                 (linalgOp.payloadUsesValueFromOperand(&init) ? kAccessRead
+                                                              : 0u));
+    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      note(load.getMemRef(), kAccessRead);
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      note(store.getMemRef(), kAccessWrite);
+    } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      if (isSelfCopy(copy))
+        return; // erased below
+      note(copy.getSource(), kAccessRead);
+      note(copy.getTarget(), kAccessWrite);
+    }
+  });
+}
+
+LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
+                                           gpu::GPUModuleOp kernels,
+                                           unsigned index) {
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  ArrayRef<int64_t> lbs = loop.getStaticLowerBound(),
+                    ubs = loop.getStaticUpperBound(),
+                    steps = loop.getStaticStep();
+  if (loop.getNumResults() != 0 ||
+      llvm::any_of(lbs, [](int64_t v) { return v != 0; }) ||
+      llvm::any_of(steps, [](int64_t v) { return v != 1; }) ||
+      llvm::any_of(ubs, ShapedType::isDynamic))
+    return loop.emitError("kiln-gpu-form-kernels: a fusion group's loop must "
+                          "be bufferized and run from 0 by 1 to static bounds");
+  int64_t iterations = 1;
+  for (int64_t ub : ubs)
+    if (llvm::MulOverflow(iterations, ub, iterations))
+      return loop.emitError("kiln-gpu-form-kernels: the group's iterations "
+                            "overflow 64 bits");
+  if (iterations == 0) {
+    loop.erase();
+    return success();
+  }
+  TileConfigAttr config = configFor(loop, iterations);
+  int64_t tile = config.getTile()[0], blockThreads = config.getThreads()[0];
+  int64_t blocks = llvm::divideCeil(iterations, tile);
+  if (blocks > std::numeric_limits<int32_t>::max())
+    return loop.emitError("kiln-gpu-form-kernels: ")
+           << iterations << " iterations need " << blocks
+           << " blocks, more than a grid holds";
+
+  Region &body = loop.getRegion();
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(body, captured);
+  DenseMap<Value, unsigned> access;
+  collectAccess(body, access);
+  SmallVector<Value> buffers, scalars;
+  SmallVector<Type> argTypes;
+  for (Value v : captured) {
+    if (auto memref = dyn_cast<MemRefType>(v.getType())) {
+      int64_t offset;
+      SmallVector<int64_t> strides;
+      if (!memref.hasStaticShape() ||
+          failed(memref.getStridesAndOffset(strides, offset)) ||
+          ShapedType::isDynamic(offset) ||
+          llvm::any_of(strides, ShapedType::isDynamic))
+        return loop.emitError("kiln-gpu-form-kernels: buffer type ")
+               << memref << " has a dynamic shape or layout";
+      buffers.push_back(v);
+      argTypes.push_back(memref);
+      access[v] |= 0u;
+      continue;
+    }
+    if (!v.getDefiningOp() ||
+        !v.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
+      return loop.emitError("kiln-gpu-form-kernels: the group reads a scalar "
+                            "that is not a constant");
+    scalars.push_back(v);
+  }
+
+  OpBuilder b(kernels.getBodyRegion());
+  b.setInsertionPointToEnd(kernels.getBody());
+  auto func = gpu::GPUFuncOp::create(b, loc, kernelName(loop, index),
+                                     FunctionType::get(ctx, argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  IRMapping mapping;
+  for (auto [buffer, arg] : llvm::zip(buffers, entry.getArguments()))
+    mapping.map(buffer, arg);
+  for (Value v : scalars)
+    mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+  gpu::ReturnOp ret = gpu::ReturnOp::create(b, loc);
+
+  // Thread (block * tile + thread + k * threads) does iteration `linear` of
+  // the loop, delinearized row-major over its bounds.
+  b.setInsertionPoint(ret);
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value base = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, blockId,
+                            arith::ConstantIndexOp::create(b, loc, tile)),
+      threadId);
+  Value linear = base;
+  if (tile > blockThreads) {
+    auto items = scf::ForOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+        arith::ConstantIndexOp::create(b, loc, tile),
+        arith::ConstantIndexOp::create(b, loc, blockThreads));
+    b.setInsertionPointToStart(items.getBody());
+    linear = arith::AddIOp::create(b, loc, base, items.getInductionVar());
+  }
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                            arith::ConstantIndexOp::create(b, loc, iterations));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  SmallVector<Value> ivs = delinearize(b, loc, linear, ubs);
+  for (auto [iv, v] : llvm::zip(loop.getInductionVars(), ivs))
+    mapping.map(iv, v);
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+
+  // The group's temporaries live in each thread's registers or local
+  // memory; its linalg ops become loops in the thread.
+  IRRewriter rewriter(ctx);
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::CopyOp, linalg::LinalgOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    rewriter.setInsertionPoint(op);
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (!alloc.getType().hasStaticShape())
+        return loop.emitError("kiln-gpu-form-kernels: a fusion group "
+                              "allocates a buffer of dynamic shape");
+      rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, alloc.getType());
+      continue;
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      if (isSelfCopy(copy)) {
+        rewriter.eraseOp(copy);
+        continue;
+      }
+      op = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                                  copy.getTarget());
+      rewriter.eraseOp(copy);
+      rewriter.setInsertionPoint(op);
+    }
+    if (failed(linalg::linalgOpToLoops(rewriter, cast<linalg::LinalgOp>(op))))
+      return loop.emitError("kiln-gpu-form-kernels: cannot lower the group's "
+                            "ops to loops");
+    rewriter.eraseOp(op);
+  }
+  SmallVector<math::IPowIOp> powers;
+  func.walk([&](math::IPowIOp p) { powers.push_back(p); });
+  for (math::IPowIOp p : powers)
+    expandIPowI(p);
+
+  // The launch replaces the loop on the host.
+  b.setInsertionPoint(loop);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = c(1);
+  auto launch = gpu::LaunchFuncOp::create(
+      b, loc, func, {c(blocks), one, one}, {c(blockThreads), one, one},
+      /*dynamicSharedMemorySize=*/nullptr, buffers);
+  launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  SmallVector<Attribute> accesses;
+  for (Value buffer : buffers)
+    accesses.push_back(b.getStringAttr(getAccessName(access.lookup(buffer))));
+  launch->setAttr(KilnGPUDialect::getArgAccessAttrName(),
+                  b.getArrayAttr(accesses));
+  if (Attribute names = loop->getAttr(KilnGPUDialect::getFusionGroupAttrName()))
+    launch->setAttr(KilnGPUDialect::getFusionGroupAttrName(), names);
+  loop.erase();
+  return success();
+}
+
 void FormKernels::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -339,11 +548,14 @@ void FormKernels::runOnOperation() {
     return signalPassFailure();
   }
 
+  // Linalg ops and copies, and the loops of fusion groups (whose ops become
+  // one kernel together).
   SmallVector<Operation *> work;
   module.walk([&](Operation *op) {
-    if (op->getParentOfType<gpu::GPUModuleOp>())
+    if (op->getParentOfType<gpu::GPUModuleOp>() ||
+        op->getParentOfType<scf::ForallOp>())
       return;
-    if (isa<linalg::LinalgOp, memref::CopyOp>(op))
+    if (isa<linalg::LinalgOp, memref::CopyOp, scf::ForallOp>(op))
       work.push_back(op);
   });
   if (work.empty())
@@ -365,6 +577,11 @@ void FormKernels::runOnOperation() {
 
   IRRewriter rewriter(ctx);
   for (Operation *op : work) {
+    if (auto loop = dyn_cast<scf::ForallOp>(op)) {
+      if (failed(formGroupKernel(loop, kernelModule(), index++)))
+        return signalPassFailure();
+      continue;
+    }
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       // Bufferization can leave a buffer copied onto itself (a result
       // computed in place in a slice of an output): nothing to do.

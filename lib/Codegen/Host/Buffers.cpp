@@ -37,6 +37,15 @@ bool kiln::isSelfCopy(memref::CopyOp copy) {
   Value src = copy.getSource(), dst = copy.getTarget();
   if (src == dst)
     return true;
+  // Two subviews of one buffer at the same (possibly dynamic) place.
+  auto srcView = src.getDefiningOp<memref::SubViewOp>();
+  auto dstView = dst.getDefiningOp<memref::SubViewOp>();
+  if (srcView && dstView && srcView.getSource() == dstView.getSource() &&
+      srcView.getType() == dstView.getType() &&
+      srcView.getMixedOffsets() == dstView.getMixedOffsets() &&
+      srcView.getMixedSizes() == dstView.getMixedSizes() &&
+      srcView.getMixedStrides() == dstView.getMixedStrides())
+    return true;
   if (getRootBuffer(src) != getRootBuffer(dst))
     return false;
   // The same bytes: equal layouts, or two contiguous views of one shape.

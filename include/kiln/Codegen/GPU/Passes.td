@@ -11,6 +11,69 @@
 
 include "mlir/Pass/PassBase.td"
 
+def KilnGpuFormFusionGroupsPass
+    : Pass<"kiln-gpu-form-fusion-groups", "func::FuncOp"> {
+  let summary = "Fuse linalg ops on tensors into groups that become one "
+                "kernel each";
+  let description = [{
+    Runs on the network function in linalg on tensors (as
+    `kiln-linalg-pipeline` leaves it) and forms the groups that
+    `kiln-gpu-form-kernels` turns into one kernel each:
+
+    1. Elementwise fusion (upstream linalg's): an all-parallel
+       `linalg.generic` is fused into the generics that read it (an
+       elementwise chain becomes one generic; a bias, activation or residual
+       add folds into the op that consumes it, and a broadcast or transpose
+       into the reduction that reads it). A producer read by several ops is
+       fused into each when its body is small (it is then recomputed).
+    2. Tile and fuse (upstream scf's): each remaining op that has producers
+       it alone reads (a convolution, matmul or reduction before its
+       epilogue; the fill of an accumulator) is the *root* of a group. The
+       root is tiled into an `scf.forall` with one iteration per element of
+       its parallel loops, and its producers are computed in each iteration
+       (tile and fuse), down to values the group does not compute. A
+       parallel loop of the root along which it reads the result of a fused
+       reduction (softmax's row sum, LayerNorm's mean) is not tiled: one
+       iteration then does a whole row, so no reduction is computed twice.
+       The `scf.forall` carries `kiln_gpu.fusion_group`: the names of the
+       layers it holds.
+
+    Ops that no fusion applies to are left as they are (one kernel each).
+
+    Before:
+    ```mlir
+    %conv = linalg.generic {... ["parallel", ..., "reduction", ...]}
+        ins(%w : tensor<16x16x3x3xf32>) outs(%zeros : tensor<1x16x16x16xf32>)
+    %bias = linalg.generic {...} ins(%conv, %b : ...) outs(%e0 : ...)  // add
+    %relu = linalg.generic {...} ins(%bias : ...) outs(%e1 : ...)       // max
+    ```
+    After:
+    ```mlir
+    %r = scf.forall (%n, %k, %y, %x) in (1, 16, 16, 16)
+        shared_outs(%out = %e : tensor<1x16x16x16xf32>) {
+      %zero = linalg.fill ... -> tensor<1x1x1x1xf32>
+      %c = linalg.generic {...} ins(%w_slice ...) outs(%zero ...)
+      %y = linalg.generic {...} ins(%c, %b_slice ...) { add, max }
+      scf.forall.in_parallel { tensor.parallel_insert_slice %y into %out ... }
+    } {kiln_gpu.fusion_group = ["conv1", "relu1"]}
+    ```
+  }];
+  let options = [
+    Option<"maxRecomputedOps", "max-recomputed-ops", "unsigned",
+           /*default=*/"16",
+           "The largest body (in ops) of an elementwise producer that is "
+           "fused into each of several readers">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::kiln::KilnGPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
   let summary = "Turn each linalg op on buffers into a GPU kernel and a launch";
   let description = [{

@@ -86,6 +86,14 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
                              << attribute.getValue();
     return success();
   }
+  if (name == getFusionGroupAttrName()) {
+    auto list = dyn_cast<ArrayAttr>(attribute.getValue());
+    if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>))
+      return op->emitError()
+             << "'" << name << "' must be a list of layer names, got "
+             << attribute.getValue();
+    return success();
+  }
   if (name == getArenaOffsetAttrName()) {
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       return op->emitError()

@@ -29,6 +29,9 @@ def KilnGPU_Dialect : Dialect {
       what the kernel does with each buffer argument ("read", "write" or
       "readwrite"), which the plan records so that the runtime can check
       every launch's extents and refuse writes into the weights;
+    - `kiln_gpu.fusion_group = ["conv1", "relu1", ...]` on the `scf.forall`
+      of a fusion group (`kiln-gpu-form-fusion-groups`) and on the
+      `gpu.launch_func` of the kernel made of it: the layers it computes;
     - `kiln_gpu.arena_offset = N : i64` on a host `memref.alloc`: the byte
       offset of the buffer in the execution context's activation arena, and
       `kiln_gpu.arena_bytes = N : i64` on the host function: the arena's size
@@ -46,6 +49,11 @@ def KilnGPU_Dialect : Dialect {
     /// `kiln_gpu.arg_access`: what a launch's kernel does with each buffer.
     static constexpr ::llvm::StringLiteral getArgAccessAttrName() {
       return ::llvm::StringLiteral("kiln_gpu.arg_access");
+    }
+    /// `kiln_gpu.fusion_group`: the layers (names) of a fusion group's
+    /// scf.forall, and of the launch of the kernel made of it.
+    static constexpr ::llvm::StringLiteral getFusionGroupAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.fusion_group");
     }
     /// `kiln_gpu.arena_offset`: a host allocation's offset in the arena.
     static constexpr ::llvm::StringLiteral getArenaOffsetAttrName() {

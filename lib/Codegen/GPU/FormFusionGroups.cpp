@@ -1,0 +1,309 @@
+//===- FormFusionGroups.cpp - fuse linalg ops into kernel groups -*- C++
+//-*-===//
+//
+// kiln-gpu-form-fusion-groups: on linalg on tensors, fuses elementwise
+// chains with upstream linalg's elementwise fusion, then makes each op that
+// has producers only it reads the root of a group: the root is tiled into an
+// scf.forall of one iteration per element (or row) and its producers are
+// tiled and fused into that loop with upstream scf's tile and fuse. Each
+// scf.forall becomes one kernel in kiln-gpu-form-kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNGPUFORMFUSIONGROUPSPASS
+#include "kiln/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+/// The most times one producer may be computed per iteration of a group's
+/// loop (once per path from the root to it).
+static constexpr int64_t kMaxRecompute = 4;
+/// The largest body (ops but the yield) of an elementwise op that is fused
+/// into an op that reduces over it: it is computed again for every
+/// iteration of the reader's other loops (a bias and activation, a
+/// transpose or a cast are; a GELU is not).
+static constexpr int64_t kMaxOpsReduced = 3;
+
+/// The linalg op directly in `block` that defines `v`, if any.
+static linalg::LinalgOp getTopLevelProducer(Value v, Block *block) {
+  auto producer = v.getDefiningOp<linalg::LinalgOp>();
+  if (!producer || producer->getBlock() != block ||
+      !isa<TilingInterface>(producer.getOperation()) ||
+      producer->getNumResults() != 1)
+    return nullptr;
+  return producer;
+}
+
+/// The ops of a linalg op's body but its terminator.
+static int64_t getBodySize(linalg::LinalgOp op) {
+  if (op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return 0;
+  return static_cast<int64_t>(op.getBlock()->getOperations().size()) - 1;
+}
+
+/// Whether `reader` reads `operand` through one of its reduction loops.
+static bool isReducedOver(linalg::LinalgOp reader, OpOperand *operand) {
+  AffineMap map = reader.getMatchingIndexingMap(operand);
+  auto iterators = reader.getIteratorTypesArray();
+  for (unsigned d = 0; d < iterators.size(); ++d)
+    if (iterators[d] == utils::IteratorType::reduction &&
+        map.isFunctionOfDim(d))
+      return true;
+  return false;
+}
+
+/// Tile sizes of the root: 1 for each parallel loop, 0 (untiled) for
+/// reductions and for parallel loops along which the root reads the result
+/// of a reduction (softmax's row sum, LayerNorm's variance) through a
+/// broadcast, so that one iteration computes that reduction once.
+static SmallVector<int64_t> getTileSizes(linalg::LinalgOp root) {
+  SmallVector<int64_t> sizes;
+  for (utils::IteratorType type : root.getIteratorTypesArray())
+    sizes.push_back(type == utils::IteratorType::parallel ? 1 : 0);
+  for (OpOperand *input : root.getDpsInputOperands()) {
+    linalg::LinalgOp producer =
+        getTopLevelProducer(input->get(), root->getBlock());
+    if (!producer || producer.getNumReductionLoops() == 0 ||
+        isReducedOver(root, input))
+      continue;
+    AffineMap map = root.getMatchingIndexingMap(input);
+    for (unsigned d = 0; d < sizes.size(); ++d)
+      if (!map.isFunctionOfDim(d))
+        sizes[d] = 0;
+  }
+  return sizes;
+}
+
+/// The ops of the group rooted at `root` (tiled by `sizes`), root first:
+/// its producers, transitively, that one iteration of the group's loop
+/// computes a slice of without recomputing work of another iteration:
+/// - read through a projected permutation (an element, not a window) that
+///   uses every tiled loop of the reader (no broadcast along a tiled loop);
+/// - an op the reader reduces over only when it is a small elementwise op,
+///   and then without its own producers;
+/// - with every user in the group, computed at most kMaxRecompute times
+///   per iteration.
+static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
+                                                 ArrayRef<int64_t> sizes) {
+  Block *block = root->getBlock();
+  llvm::SetVector<Operation *> group;
+  DenseMap<Operation *, SmallVector<bool>> tiled;
+  DenseSet<Operation *> leaves;
+  group.insert(root);
+  tiled[root] = llvm::map_to_vector(sizes, [](int64_t s) { return s != 0; });
+  for (size_t i = 0; i < group.size(); ++i) {
+    auto op = cast<linalg::LinalgOp>(group[i]);
+    if (leaves.contains(op))
+      continue;
+    SmallVector<bool> opTiled = tiled[op];
+    for (OpOperand &operand : op->getOpOperands()) {
+      linalg::LinalgOp producer = getTopLevelProducer(operand.get(), block);
+      if (!producer || group.contains(producer))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (!map.isProjectedPermutation())
+        continue;
+      if (llvm::any_of(llvm::seq<unsigned>(0, opTiled.size()), [&](unsigned d) {
+            return opTiled[d] && !map.isFunctionOfDim(d);
+          }))
+        continue;
+      bool reduced = !op.isDpsInit(&operand) && isReducedOver(op, &operand);
+      if (reduced && (producer.getNumReductionLoops() > 0 ||
+                      getBodySize(producer) > kMaxOpsReduced))
+        continue;
+      // The producer's loops that the reader's tiled loops select.
+      AffineMap result =
+          producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
+      SmallVector<bool> producerTiled(producer.getNumLoops(), false);
+      for (unsigned j = 0; j < map.getNumResults(); ++j) {
+        auto dim = dyn_cast<AffineDimExpr>(result.getResult(j));
+        if (dim && opTiled[map.getDimPosition(j)])
+          producerTiled[dim.getPosition()] = true;
+      }
+      tiled[producer] = std::move(producerTiled);
+      if (reduced)
+        leaves.insert(producer);
+      group.insert(producer);
+    }
+  }
+  // Drop members with a user outside the group, or computed too often, until
+  // none is left to drop (dropping one can strand its producers).
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    DenseMap<Operation *, int64_t> paths;
+    paths[root] = 1;
+    // Members in program order from the root backwards: users first.
+    SmallVector<Operation *> order(group.begin(), group.end());
+    llvm::sort(order, [](Operation *a, Operation *b) {
+      return b->isBeforeInBlock(a);
+    });
+    for (Operation *member : order) {
+      if (member == root)
+        continue;
+      int64_t count = 0;
+      bool inside = true;
+      for (Operation *user : member->getUsers()) {
+        if (!group.contains(user)) {
+          inside = false;
+          break;
+        }
+        count += paths.lookup(user);
+      }
+      if (!inside || count == 0 || count > kMaxRecompute) {
+        group.remove(member);
+        changed = true;
+        break;
+      }
+      paths[member] = count;
+    }
+  }
+  return group;
+}
+
+/// The names of the layers (innermost named locations) of `ops`, each once.
+static ArrayAttr getLayerNames(MLIRContext *ctx, ArrayRef<Operation *> ops) {
+  llvm::SetVector<StringAttr> names;
+  for (Operation *op : ops)
+    op->getLoc()->walk([&](Location loc) {
+      auto named = dyn_cast<NameLoc>(loc);
+      if (named && !named.getName().getValue().empty()) {
+        names.insert(named.getName());
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+  return ArrayAttr::get(ctx,
+                        SmallVector<Attribute>(names.begin(), names.end()));
+}
+
+namespace {
+struct FormFusionGroups
+    : public kiln::impl::KilnGpuFormFusionGroupsPassBase<FormFusionGroups> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult fuseElementwise();
+  LogicalResult formGroup(linalg::LinalgOp root, DenseSet<Operation *> &erased);
+};
+} // namespace
+
+LogicalResult FormFusionGroups::fuseElementwise() {
+  RewritePatternSet patterns(&getContext());
+  // A producer read by one op is always fused; one read by several ops is
+  // left for tile and fuse, which computes it in each group that reads it.
+  // An op that reduces over its producer recomputes it for every iteration
+  // of its other loops: only small producers are fused into it.
+  linalg::ControlFusionFn control = [](OpOperand *operand) {
+    auto producer = operand->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || !producer->hasOneUse())
+      return false;
+    auto reader = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+    return !reader || !isReducedOver(reader, operand) ||
+           getBodySize(producer) <= kMaxOpsReduced;
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+  return applyPatternsGreedily(getOperation(), std::move(patterns));
+}
+
+/// Tiles `root` and fuses its group into the loop; adds the ops it erases
+/// to `erased`.
+LogicalResult FormFusionGroups::formGroup(linalg::LinalgOp root,
+                                          DenseSet<Operation *> &erased) {
+  SmallVector<int64_t> sizes = getTileSizes(root);
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return success(); // one iteration would do everything
+  llvm::SetVector<Operation *> group = collectGroup(root, sizes);
+  if (group.size() < 2)
+    return success(); // nothing to fuse: the op is a kernel of its own
+
+  MLIRContext *ctx = &getContext();
+  IRRewriter rewriter(ctx);
+  rewriter.setInsertionPoint(root);
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  tiling.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (!group.contains(producer.getOwner()))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  if (failed(result))
+    return root.emitError("kiln-gpu-form-fusion-groups: cannot tile the "
+                          "group's root");
+  if (result->loops.size() != 1)
+    return root.emitError("kiln-gpu-form-fusion-groups: expected one loop");
+  Operation *loop = result->loops.front();
+  SmallVector<Operation *> members(group.begin(), group.end());
+  llvm::sort(members,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  loop->setAttr(KilnGPUDialect::getFusionGroupAttrName(),
+                getLayerNames(ctx, members));
+  for (OpResult r : root->getResults())
+    rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
+  // The root and the producers fused into the loop are dead now, once the
+  // slices of them that fusion replaced are gone.
+  erased.insert(root);
+  rewriter.eraseOp(root);
+  SmallVector<tensor::ExtractSliceOp> slices;
+  loop->walk([&](tensor::ExtractSliceOp slice) {
+    if (slice->use_empty())
+      slices.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : slices)
+    rewriter.eraseOp(slice);
+  for (Operation *member : llvm::reverse(members))
+    if (member != root.getOperation() && member->use_empty()) {
+      erased.insert(member);
+      rewriter.eraseOp(member);
+    }
+  return success();
+}
+
+void FormFusionGroups::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  if (failed(fuseElementwise())) {
+    func.emitError("kiln-gpu-form-fusion-groups: elementwise fusion did not "
+                   "converge");
+    return signalPassFailure();
+  }
+  // Roots from the last op backwards, so that a group takes its producers
+  // before they are considered as roots themselves.
+  Block &body = func.getBody().front();
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : body)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(linalgOp);
+  DenseSet<Operation *> erased;
+  for (linalg::LinalgOp op : llvm::reverse(ops)) {
+    if (erased.contains(op.getOperation()))
+      continue;
+    if (failed(formGroup(op, erased)))
+      return signalPassFailure();
+  }
+}
