@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -30,8 +31,10 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 /// The most times one producer may be computed per iteration of a group's
-/// loop (once per path from the root to it).
-static constexpr int64_t kMaxRecompute = 4;
+/// loop (once per path from the root to it): an elementwise op, and an op
+/// that reduces (softmax's max is read by exp(x - max) for the sum and for
+/// the division).
+static constexpr int64_t kMaxRecompute = 4, kMaxRecomputeReduction = 2;
 /// The largest body (ops but the yield) of an elementwise op that is fused
 /// into an op that reduces over it: it is computed again for every
 /// iteration of the reader's other loops (a bias and activation, a
@@ -66,19 +69,37 @@ static bool isReducedOver(linalg::LinalgOp reader, OpOperand *operand) {
   return false;
 }
 
+/// Whether `v` is computed from the result of a reduction through at most
+/// `depth` all-parallel generics and reshapes (a mean divided by its count,
+/// a keepdims view of a sum).
+static bool isFromReduction(Value v, Block *block, int depth = 4) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != block || depth < 0)
+    return false;
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+    return isFromReduction(def->getOperand(0), block, depth - 1);
+  auto producer = dyn_cast<linalg::LinalgOp>(def);
+  if (!producer)
+    return false;
+  if (producer.getNumReductionLoops() > 0)
+    return true;
+  return llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *input) {
+    return isFromReduction(input->get(), block, depth - 1);
+  });
+}
+
 /// Tile sizes of the root: 1 for each parallel loop, 0 (untiled) for
 /// reductions and for parallel loops along which the root reads the result
-/// of a reduction (softmax's row sum, LayerNorm's variance) through a
-/// broadcast, so that one iteration computes that reduction once.
+/// of a reduction (softmax's row sum, LayerNorm's variance, or a value
+/// computed from one) through a broadcast, so that one iteration computes
+/// that reduction once.
 static SmallVector<int64_t> getTileSizes(linalg::LinalgOp root) {
   SmallVector<int64_t> sizes;
   for (utils::IteratorType type : root.getIteratorTypesArray())
     sizes.push_back(type == utils::IteratorType::parallel ? 1 : 0);
   for (OpOperand *input : root.getDpsInputOperands()) {
-    linalg::LinalgOp producer =
-        getTopLevelProducer(input->get(), root->getBlock());
-    if (!producer || producer.getNumReductionLoops() == 0 ||
-        isReducedOver(root, input))
+    if (isReducedOver(root, input) ||
+        !isFromReduction(input->get(), root->getBlock()))
       continue;
     AffineMap map = root.getMatchingIndexingMap(input);
     for (unsigned d = 0; d < sizes.size(); ++d)
@@ -115,7 +136,7 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
       if (!producer || group.contains(producer))
         continue;
       AffineMap map = op.getMatchingIndexingMap(&operand);
-      if (!map.isProjectedPermutation())
+      if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
         continue;
       if (llvm::any_of(llvm::seq<unsigned>(0, opTiled.size()), [&](unsigned d) {
             return opTiled[d] && !map.isFunctionOfDim(d);
@@ -131,7 +152,8 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
       SmallVector<bool> producerTiled(producer.getNumLoops(), false);
       for (unsigned j = 0; j < map.getNumResults(); ++j) {
         auto dim = dyn_cast<AffineDimExpr>(result.getResult(j));
-        if (dim && opTiled[map.getDimPosition(j)])
+        auto readerDim = dyn_cast<AffineDimExpr>(map.getResult(j));
+        if (dim && readerDim && opTiled[readerDim.getPosition()])
           producerTiled[dim.getPosition()] = true;
       }
       tiled[producer] = std::move(producerTiled);
@@ -164,7 +186,10 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
         }
         count += paths.lookup(user);
       }
-      if (!inside || count == 0 || count > kMaxRecompute) {
+      int64_t limit = cast<linalg::LinalgOp>(member).getNumReductionLoops() > 0
+                          ? kMaxRecomputeReduction
+                          : kMaxRecompute;
+      if (!inside || count == 0 || count > limit) {
         group.remove(member);
         changed = true;
         break;
@@ -192,6 +217,64 @@ static ArrayAttr getLayerNames(MLIRContext *ctx, ArrayRef<Operation *> ops) {
 }
 
 namespace {
+/// A generic that reads a tensor.expand_shape which only adds unit
+/// dimensions (a keepdims view of a reduction) reads the expand's source
+/// instead, through its map without the unit dimensions' results: a unit
+/// dimension is only ever read at 0. The reshape then no longer separates
+/// the reduction from its readers.
+struct ReadThroughUnitExpand : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
+      if (!expand || !expand.getSrcType().hasStaticShape())
+        continue;
+      ArrayRef<int64_t> shape = expand.getResultType().getShape();
+      AffineMap map = op.getMatchingIndexingMap(input);
+      SmallVector<AffineExpr> exprs;
+      bool unitOnly = true;
+      for (const ReassociationIndices &group :
+           expand.getReassociationIndices()) {
+        // Keep the one dimension of the group that is not a unit (or the
+        // group's first, when all are).
+        int64_t keep = group.front(), nonUnit = 0;
+        for (int64_t d : group)
+          if (shape[d] != 1) {
+            keep = d;
+            ++nonUnit;
+          }
+        unitOnly &= nonUnit <= 1;
+        exprs.push_back(map.getResult(keep));
+      }
+      if (!unitOnly)
+        continue;
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      maps[input->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
+      rewriter.modifyOpInPlace(op, [&] {
+        input->set(expand.getSrc());
+        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// A named linalg op but a fill (a transpose, a matmul) as a generic, so
+/// that elementwise fusion and reshape folding see it. A fill stays: one
+/// outside a group is a memset, not a kernel.
+struct GeneralizeNamedOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()))
+      return failure();
+    return linalg::generalizeNamedOp(rewriter, op);
+  }
+};
+
 struct FormFusionGroups
     : public kiln::impl::KilnGpuFormFusionGroupsPassBase<FormFusionGroups> {
   using Base::Base;
@@ -219,6 +302,14 @@ LogicalResult FormFusionGroups::fuseElementwise() {
            getBodySize(producer) <= kMaxOpsReduced;
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+  // Named ops (a transpose, a copy) fuse as generics; reshapes between ops
+  // move out of the way (the op on the other side runs in the reshaped
+  // space), so that the ops on both sides can fuse.
+  patterns
+      .add<GeneralizeNamedOp, ReadThroughUnitCollapse, ReadThroughUnitExpand>(
+          &getContext());
+  linalg::populateFoldReshapeOpsByExpansionPatterns(
+      patterns, [](OpOperand *) { return true; });
   return applyPatternsGreedily(getOperation(), std::move(patterns));
 }
 
@@ -239,6 +330,18 @@ LogicalResult FormFusionGroups::formGroup(linalg::LinalgOp root,
   scf::SCFTilingOptions tiling;
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   tiling.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+  // A mapping keeps canonicalization from inlining a loop of one iteration
+  // (the group would fall apart into kernels); kiln-gpu-form-kernels maps
+  // the iterations itself.
+  int64_t loops = llvm::count_if(sizes, [](int64_t s) { return s != 0; });
+  if (loops <= 10) {
+    SmallVector<Attribute> mapping;
+    for (int64_t i = 0; i < loops; ++i)
+      mapping.push_back(gpu::GPUThreadMappingAttr::get(
+          ctx, static_cast<gpu::MappingId>(
+                   static_cast<int64_t>(gpu::MappingId::LinearDim0) + i)));
+    tiling.setMapping(mapping);
+  }
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(

@@ -155,6 +155,88 @@ static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
   return ivs;
 }
 
+/// At the builder's insertion point: the iteration thread (block * tile +
+/// thread + k * threads, for k below tile / threads) works on, and an
+/// scf.if that it is below `iterations`. Returns the iteration; the builder
+/// is left inside the scf.if, before its yield.
+static Value buildIterationGuard(OpBuilder &b, Location loc, int64_t tile,
+                                 int64_t blockThreads, int64_t iterations) {
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value base = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, blockId,
+                            arith::ConstantIndexOp::create(b, loc, tile)),
+      threadId);
+  Value linear = base;
+  if (tile > blockThreads) {
+    auto items = scf::ForOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+        arith::ConstantIndexOp::create(b, loc, tile),
+        arith::ConstantIndexOp::create(b, loc, blockThreads));
+    b.setInsertionPointToStart(items.getBody());
+    linear = arith::AddIOp::create(b, loc, base, items.getInductionVar());
+  }
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                            arith::ConstantIndexOp::create(b, loc, iterations));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  return linear;
+}
+
+/// A kernel `name` at the end of `kernels` taking `buffers` (mapped to its
+/// arguments in `mapping`), with the constants `scalars` cloned in and
+/// `config` recorded; its body holds only the constants.
+static gpu::GPUFuncOp createKernelFunc(gpu::GPUModuleOp kernels, Location loc,
+                                       StringRef name, ArrayRef<Value> buffers,
+                                       ArrayRef<Value> scalars,
+                                       TileConfigAttr config,
+                                       IRMapping &mapping) {
+  OpBuilder b(kernels.getBodyRegion());
+  b.setInsertionPointToEnd(kernels.getBody());
+  SmallVector<Type> argTypes(ValueRange(buffers).getTypes());
+  auto func = gpu::GPUFuncOp::create(
+      b, loc, name, FunctionType::get(b.getContext(), argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(config.getThreads()[0]), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  for (auto [buffer, arg] : llvm::zip(buffers, entry.getArguments()))
+    mapping.map(buffer, arg);
+  for (Value v : scalars)
+    mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+  return func;
+}
+
+/// Replaces `replaced` on the host with a launch of `func` over `blocks` x
+/// `config`'s threads with `buffers`, recording the tile config and what
+/// the kernel does with each buffer.
+static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
+                                      int64_t blocks, TileConfigAttr config,
+                                      ArrayRef<Value> buffers,
+                                      const DenseMap<Value, unsigned> &access) {
+  OpBuilder b(replaced);
+  Location loc = replaced->getLoc();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = c(1);
+  auto launch =
+      gpu::LaunchFuncOp::create(b, loc, func, {c(blocks), one, one},
+                                {c(config.getThreads()[0]), one, one},
+                                /*dynamicSharedMemorySize=*/nullptr, buffers);
+  launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  SmallVector<Attribute> accesses;
+  for (Value buffer : buffers)
+    accesses.push_back(b.getStringAttr(getAccessName(access.lookup(buffer))));
+  launch->setAttr(KilnGPUDialect::getArgAccessAttrName(),
+                  b.getArrayAttr(accesses));
+  return launch;
+}
+
 LogicalResult FormKernels::formKernel(linalg::GenericOp op,
                                       gpu::GPUModuleOp kernels,
                                       unsigned index) {
@@ -183,7 +265,6 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   SmallVector<Value> buffers, scalars;
-  SmallVector<Type> argTypes;
   // What the kernel does with each buffer: inputs and captured buffers are
   // read, inits written (and read when the body uses their value).
   DenseMap<Value, unsigned> access;
@@ -197,18 +278,12 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
     access[v] |= kAccessRead;
   for (Value v : llvm::concat<Value>(op->getOperands(), captured)) {
     if (auto memref = dyn_cast<MemRefType>(v.getType())) {
-      int64_t offset;
-      SmallVector<int64_t> strides;
-      if (!memref.hasStaticShape() ||
-          failed(memref.getStridesAndOffset(strides, offset)) ||
-          ShapedType::isDynamic(offset) ||
-          llvm::any_of(strides, ShapedType::isDynamic))
+      if (!hasStaticLayout(memref))
         return op.emitError("kiln-gpu-form-kernels: operand type ")
                << memref << " has a dynamic shape or layout";
       if (llvm::is_contained(buffers, v))
         continue;
       buffers.push_back(v);
-      argTypes.push_back(memref);
       continue;
     }
     if (!v.getDefiningOp() ||
@@ -219,22 +294,11 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
       scalars.push_back(v);
   }
 
-  OpBuilder b(kernels.getBodyRegion());
-  b.setInsertionPointToEnd(kernels.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, kernelName(op, index),
-                                     FunctionType::get(ctx, argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
-
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
   IRMapping mapping;
-  for (auto [buffer, arg] : llvm::zip(buffers, entry.getArguments()))
-    mapping.map(buffer, arg);
-  for (Value v : scalars)
-    mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+  gpu::GPUFuncOp func = createKernelFunc(kernels, loc, kernelName(op, index),
+                                         buffers, scalars, config, mapping);
+  Block &entry = func.getBody().front();
+  OpBuilder b = OpBuilder::atBlockEnd(&entry);
   auto clone = cast<linalg::LinalgOp>(b.clone(*op, mapping));
   gpu::ReturnOp ret = gpu::ReturnOp::create(b, loc);
 
@@ -278,28 +342,8 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
     b.setInsertionPoint(parallel);
   else
     b.setInsertionPointToStart(&entry);
-  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value base = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, blockId,
-                            arith::ConstantIndexOp::create(b, loc, tile)),
-      threadId);
-  Value linear = base;
-  if (tile > blockThreads) {
-    auto items = scf::ForOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-        arith::ConstantIndexOp::create(b, loc, tile),
-        arith::ConstantIndexOp::create(b, loc, blockThreads));
-    b.setInsertionPointToStart(items.getBody());
-    linear = arith::AddIOp::create(b, loc, base, items.getInductionVar());
-  }
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
-                            arith::ConstantIndexOp::create(b, loc, iterations));
-  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
-  Operation *yield = guard.thenBlock()->getTerminator();
-  b.setInsertionPoint(yield);
+  Value linear = buildIterationGuard(b, loc, tile, blockThreads, iterations);
+  Operation *yield = &*b.getInsertionPoint();
   if (parallel) {
     SmallVector<Value> ivs = delinearize(b, loc, linear, sizes);
     Block *body = parallel.getBody();
@@ -314,20 +358,7 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   }
 
   // The launch replaces the op on the host.
-  b.setInsertionPoint(op);
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value one = c(1);
-  auto launch = gpu::LaunchFuncOp::create(
-      b, loc, func, {c(blocks), one, one}, {c(blockThreads), one, one},
-      /*dynamicSharedMemorySize=*/nullptr, buffers);
-  launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
-  SmallVector<Attribute> accesses;
-  for (Value buffer : buffers)
-    accesses.push_back(b.getStringAttr(getAccessName(access.lookup(buffer))));
-  launch->setAttr(KilnGPUDialect::getArgAccessAttrName(),
-                  b.getArrayAttr(accesses));
+  createLaunch(op, func, blocks, config, buffers, access);
   op.erase();
   return success();
 }
@@ -411,19 +442,12 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
   DenseMap<Value, unsigned> access;
   collectAccess(body, access);
   SmallVector<Value> buffers, scalars;
-  SmallVector<Type> argTypes;
   for (Value v : captured) {
     if (auto memref = dyn_cast<MemRefType>(v.getType())) {
-      int64_t offset;
-      SmallVector<int64_t> strides;
-      if (!memref.hasStaticShape() ||
-          failed(memref.getStridesAndOffset(strides, offset)) ||
-          ShapedType::isDynamic(offset) ||
-          llvm::any_of(strides, ShapedType::isDynamic))
+      if (!hasStaticLayout(memref))
         return loop.emitError("kiln-gpu-form-kernels: buffer type ")
                << memref << " has a dynamic shape or layout";
       buffers.push_back(v);
-      argTypes.push_back(memref);
       access[v] |= 0u;
       continue;
     }
@@ -434,47 +458,16 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
     scalars.push_back(v);
   }
 
-  OpBuilder b(kernels.getBodyRegion());
-  b.setInsertionPointToEnd(kernels.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, kernelName(loop, index),
-                                     FunctionType::get(ctx, argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
   IRMapping mapping;
-  for (auto [buffer, arg] : llvm::zip(buffers, entry.getArguments()))
-    mapping.map(buffer, arg);
-  for (Value v : scalars)
-    mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+  gpu::GPUFuncOp func = createKernelFunc(kernels, loc, kernelName(loop, index),
+                                         buffers, scalars, config, mapping);
+  OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
   gpu::ReturnOp ret = gpu::ReturnOp::create(b, loc);
 
   // Thread (block * tile + thread + k * threads) does iteration `linear` of
   // the loop, delinearized row-major over its bounds.
   b.setInsertionPoint(ret);
-  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value base = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, blockId,
-                            arith::ConstantIndexOp::create(b, loc, tile)),
-      threadId);
-  Value linear = base;
-  if (tile > blockThreads) {
-    auto items = scf::ForOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-        arith::ConstantIndexOp::create(b, loc, tile),
-        arith::ConstantIndexOp::create(b, loc, blockThreads));
-    b.setInsertionPointToStart(items.getBody());
-    linear = arith::AddIOp::create(b, loc, base, items.getInductionVar());
-  }
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
-                            arith::ConstantIndexOp::create(b, loc, iterations));
-  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
-  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  Value linear = buildIterationGuard(b, loc, tile, blockThreads, iterations);
   SmallVector<Value> ivs = delinearize(b, loc, linear, ubs);
   for (auto [iv, v] : llvm::zip(loop.getInductionVars(), ivs))
     mapping.map(iv, v);
@@ -519,20 +512,8 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
     expandIPowI(p);
 
   // The launch replaces the loop on the host.
-  b.setInsertionPoint(loop);
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value one = c(1);
-  auto launch = gpu::LaunchFuncOp::create(
-      b, loc, func, {c(blocks), one, one}, {c(blockThreads), one, one},
-      /*dynamicSharedMemorySize=*/nullptr, buffers);
-  launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
-  SmallVector<Attribute> accesses;
-  for (Value buffer : buffers)
-    accesses.push_back(b.getStringAttr(getAccessName(access.lookup(buffer))));
-  launch->setAttr(KilnGPUDialect::getArgAccessAttrName(),
-                  b.getArrayAttr(accesses));
+  gpu::LaunchFuncOp launch =
+      createLaunch(loop, func, blocks, config, buffers, access);
   if (Attribute names = loop->getAttr(KilnGPUDialect::getFusionGroupAttrName()))
     launch->setAttr(KilnGPUDialect::getFusionGroupAttrName(), names);
   loop.erase();

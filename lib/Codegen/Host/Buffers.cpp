@@ -33,6 +33,15 @@ std::optional<int64_t> kiln::getStaticByteOffset(Value v) {
   return offset * static_cast<int64_t>(getElementBytes(type.getElementType()));
 }
 
+bool kiln::hasStaticLayout(MemRefType type) {
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  return type.hasStaticShape() &&
+         succeeded(type.getStridesAndOffset(strides, offset)) &&
+         !ShapedType::isDynamic(offset) &&
+         !llvm::any_of(strides, ShapedType::isDynamic);
+}
+
 bool kiln::isSelfCopy(memref::CopyOp copy) {
   Value src = copy.getSource(), dst = copy.getTarget();
   if (src == dst)

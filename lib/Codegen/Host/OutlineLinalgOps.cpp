@@ -7,6 +7,8 @@
 
 #include "kiln/Codegen/Host/Passes.h"
 
+#include "kiln/Codegen/Host/Buffers.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,18 +27,13 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// Whether a bare pointer can carry `type`: a memref of static shape,
-/// strides and offset (what the reference's calling convention needs).
-bool hasStaticLayout(Type type) {
+/// Whether a bare pointer can carry `type` (a value that is not a memref,
+/// or a memref of static layout).
+bool isBarePointerType(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref)
     return !isa<BaseMemRefType>(type);
-  int64_t offset;
-  SmallVector<int64_t> strides;
-  return memref.hasStaticShape() &&
-         succeeded(memref.getStridesAndOffset(strides, offset)) &&
-         !ShapedType::isDynamic(offset) &&
-         !llvm::any_of(strides, ShapedType::isDynamic);
+  return hasStaticLayout(memref);
 }
 
 struct OutlineLinalgOps
@@ -81,7 +78,7 @@ struct OutlineLinalgOps
         constants.insert(def);
         continue;
       }
-      if (!hasStaticLayout(v.getType()))
+      if (!isBarePointerType(v.getType()))
         return;
       args.insert(v);
     }

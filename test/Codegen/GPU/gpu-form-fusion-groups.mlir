@@ -13,7 +13,7 @@
 // CHECK:             arith.addf
 // CHECK:             arith.maximumf
 // CHECK:           tensor.parallel_insert_slice %[[EPI]] into %[[OUT]][%[[I]], %[[J]]] [1, 1] [1, 1]
-// CHECK:         } {kiln_gpu.fusion_group = ["fc", "relu"]}
+// CHECK:         } {kiln_gpu.fusion_group = ["fc", "relu"]
 // CHECK-NOT:     linalg.generic
 // CHECK:         return %[[R]]
 #a = affine_map<(i, j, k) -> (i, k)>
@@ -61,7 +61,7 @@ func.func @matmul_bias_relu(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %bias: t
 // CHECK:         scf.forall (%[[I:.*]]) in (3) shared_outs
 // CHECK-COUNT-3:   iterator_types = ["parallel", "reduction"]
 // CHECK:           tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[I]], 0] [1, 10] [1, 1]
-// CHECK:         } {kiln_gpu.fusion_group = ["max", "exp", "sum", "div"]}
+// CHECK:         } {kiln_gpu.fusion_group = ["max", "exp", "sum", "div"]
 // CHECK-NOT:     linalg.generic
 #id2 = affine_map<(i, j) -> (i, j)>
 #r = affine_map<(i, j) -> (i)>
@@ -107,9 +107,9 @@ func.func @softmax(%x: tensor<3x10xf32>) -> tensor<3x10xf32> {
 // each op is its own group.
 // CHECK-LABEL: func.func @pool_then_matmul
 // CHECK:         scf.forall (%{{.*}}) in (4) shared_outs
-// CHECK:         } {kiln_gpu.fusion_group = ["pool"]}
+// CHECK:         } {kiln_gpu.fusion_group = ["pool"]
 // CHECK:         scf.forall (%{{.*}}) in (5) shared_outs
-// CHECK:         } {kiln_gpu.fusion_group = ["fc"]}
+// CHECK:         } {kiln_gpu.fusion_group = ["fc"]
 #in3 = affine_map<(c, h) -> (c, h)>
 #out3 = affine_map<(c, h) -> (c)>
 #v = affine_map<(j, k) -> (k)>

@@ -67,6 +67,7 @@ def KilnGpuFormFusionGroupsPass
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::kiln::KilnGPUDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::scf::SCFDialect",

@@ -11,6 +11,7 @@
 #ifndef KILN_CODEGEN_HOST_BUFFERS_H
 #define KILN_CODEGEN_HOST_BUFFERS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 
 #include <cstdint>
@@ -32,6 +33,10 @@ std::optional<int64_t> getStaticByteOffset(Value v);
 
 /// Bytes of one element in memory (i1 takes a byte).
 uint64_t getElementBytes(Type elementType);
+
+/// Whether a bare pointer can carry `type`: a static shape, strides and
+/// offset (what kernels and the reference's calling convention need).
+bool hasStaticLayout(MemRefType type);
 
 /// True when `copy` copies a buffer onto the same bytes (same root, same
 /// static offset and type): nothing to do.
