@@ -228,7 +228,9 @@ struct ReadThroughUnitExpand : OpRewritePattern<linalg::GenericOp> {
                                 PatternRewriter &rewriter) const override {
     for (OpOperand *input : op.getDpsInputOperands()) {
       auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
-      if (!expand || !expand.getSrcType().hasStaticShape())
+      // (A rank-0 side has no reassociation to follow.)
+      if (!expand || !expand.getSrcType().hasStaticShape() ||
+          expand.getSrcType().getRank() == 0)
         continue;
       ArrayRef<int64_t> shape = expand.getResultType().getShape();
       AffineMap map = op.getMatchingIndexingMap(input);
@@ -252,8 +254,57 @@ struct ReadThroughUnitExpand : OpRewritePattern<linalg::GenericOp> {
       SmallVector<AffineMap> maps = op.getIndexingMapsArray();
       maps[input->getOperandNumber()] =
           AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
+      // Every loop must still index some operand (a loop over the unit
+      // dimension alone would lose its bound).
+      if (!inversePermutation(concatAffineMaps(maps, op.getContext())))
+        continue;
       rewriter.modifyOpInPlace(op, [&] {
         input->set(expand.getSrc());
+        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// The same for a tensor.collapse_shape that only drops unit dimensions: the
+/// generic reads the source, at 0 along the dropped dimensions.
+struct ReadThroughUnitCollapse : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto collapse = input->get().getDefiningOp<tensor::CollapseShapeOp>();
+      if (!collapse || !collapse.getSrcType().hasStaticShape() ||
+          collapse.getResultType().getRank() == 0)
+        continue;
+      ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+      AffineMap map = op.getMatchingIndexingMap(input);
+      SmallVector<AffineExpr> exprs;
+      bool unitOnly = true;
+      for (auto [g, group] :
+           llvm::enumerate(collapse.getReassociationIndices())) {
+        int64_t keep = group.front(), nonUnit = 0;
+        for (int64_t d : group)
+          if (shape[d] != 1) {
+            keep = d;
+            ++nonUnit;
+          }
+        unitOnly &= nonUnit <= 1;
+        for (int64_t d : group)
+          exprs.push_back(d == keep ? map.getResult(g)
+                                    : rewriter.getAffineConstantExpr(0));
+      }
+      if (!unitOnly)
+        continue;
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      maps[input->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
+      if (!inversePermutation(concatAffineMaps(maps, op.getContext())))
+        continue;
+      rewriter.modifyOpInPlace(op, [&] {
+        input->set(collapse.getSrc());
         op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
       });
       return success();

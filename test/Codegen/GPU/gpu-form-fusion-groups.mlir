@@ -164,3 +164,40 @@ func.func @shared_producer(%x: tensor<64xf32>, %w: tensor<64xf32>) -> (tensor<64
   } -> tensor<64xf32>
   return %t, %sq : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// A reduction read through a keepdims view (an expand_shape that adds a unit
+// dimension), then centered by a broadcast: the reader reads the reduction
+// directly, so the sum and the subtraction are one group over rows, with the
+// sum computed once per row.
+// CHECK-LABEL: func.func @keepdims_view
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         scf.forall (%[[I:.*]]) in (3) shared_outs
+// CHECK:           iterator_types = ["parallel", "reduction"]
+// CHECK:           iterator_types = ["parallel", "parallel"]
+// CHECK:         } {kiln_gpu.fusion_group = ["sum", "center"]
+// CHECK-NOT:     linalg.generic
+#k2 = affine_map<(i, j) -> (i, j)>
+#k1 = affine_map<(i, j) -> (i)>
+#kb = affine_map<(i, j) -> (i, 0)>
+func.func @keepdims_view(%x: tensor<3x10xf32>) -> tensor<3x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<3xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<3xf32>) -> tensor<3xf32>
+  %sum = linalg.generic {indexing_maps = [#k2, #k1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<3x10xf32>) outs(%s0 : tensor<3xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32> loc("sum")
+  %keep = tensor.expand_shape %sum [[0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
+  %e1 = tensor.empty() : tensor<3x10xf32>
+  %c = linalg.generic {indexing_maps = [#k2, #kb, #k2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %keep : tensor<3x10xf32>, tensor<3x1xf32>) outs(%e1 : tensor<3x10xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %d = arith.subf %p, %q : f32
+    linalg.yield %d : f32
+  } -> tensor<3x10xf32> loc("center")
+  return %c : tensor<3x10xf32>
+}
