@@ -217,97 +217,83 @@ static ArrayAttr getLayerNames(MLIRContext *ctx, ArrayRef<Operation *> ops) {
 }
 
 namespace {
-/// A generic that reads a tensor.expand_shape which only adds unit
-/// dimensions (a keepdims view of a reduction) reads the expand's source
-/// instead, through its map without the unit dimensions' results: a unit
-/// dimension is only ever read at 0. The reshape then no longer separates
-/// the reduction from its readers.
-struct ReadThroughUnitExpand : OpRewritePattern<linalg::GenericOp> {
+/// The dimension of a reassociation `group` of `shape` that is not a unit
+/// (the group's first when all are); `unitOnly` becomes false when two are
+/// not.
+int64_t getKeptDim(ArrayRef<int64_t> shape, const ReassociationIndices &group,
+                   bool &unitOnly) {
+  int64_t keep = group.front(), nonUnit = 0;
+  for (int64_t d : group)
+    if (shape[d] != 1) {
+      keep = d;
+      ++nonUnit;
+    }
+  unitOnly &= nonUnit <= 1;
+  return keep;
+}
+
+/// Makes `op` read `source` through `exprs` instead of `input`, unless a
+/// loop would then index no operand (it would lose its bound).
+LogicalResult readInstead(PatternRewriter &rewriter, linalg::GenericOp op,
+                          OpOperand *input, Value source,
+                          ArrayRef<AffineExpr> exprs) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps[input->getOperandNumber()] =
+      AffineMap::get(op.getNumLoops(), 0, exprs, op.getContext());
+  if (!inversePermutation(concatAffineMaps(maps, op.getContext())))
+    return failure();
+  rewriter.modifyOpInPlace(op, [&] {
+    input->set(source);
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  return success();
+}
+
+/// A generic that reads a reshape which only adds or drops unit dimensions
+/// (a keepdims view of a reduction) reads the reshape's source instead: a
+/// unit dimension is only ever read at 0. The reshape then no longer
+/// separates the reduction from its readers. (A rank-0 side has no
+/// reassociation to follow.)
+struct ReadThroughUnitReshape : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
     for (OpOperand *input : op.getDpsInputOperands()) {
-      auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>();
-      // (A rank-0 side has no reassociation to follow.)
-      if (!expand || !expand.getSrcType().hasStaticShape() ||
-          expand.getSrcType().getRank() == 0)
-        continue;
-      ArrayRef<int64_t> shape = expand.getResultType().getShape();
       AffineMap map = op.getMatchingIndexingMap(input);
       SmallVector<AffineExpr> exprs;
       bool unitOnly = true;
-      for (const ReassociationIndices &group :
-           expand.getReassociationIndices()) {
-        // Keep the one dimension of the group that is not a unit (or the
-        // group's first, when all are).
-        int64_t keep = group.front(), nonUnit = 0;
-        for (int64_t d : group)
-          if (shape[d] != 1) {
-            keep = d;
-            ++nonUnit;
-          }
-        unitOnly &= nonUnit <= 1;
-        exprs.push_back(map.getResult(keep));
+      if (auto expand = input->get().getDefiningOp<tensor::ExpandShapeOp>()) {
+        // Of each group of the view's dimensions, read the source's at the
+        // kept one.
+        if (!expand.getSrcType().hasStaticShape() ||
+            expand.getSrcType().getRank() == 0)
+          continue;
+        for (const ReassociationIndices &group :
+             expand.getReassociationIndices())
+          exprs.push_back(map.getResult(
+              getKeptDim(expand.getResultType().getShape(), group, unitOnly)));
+        if (unitOnly &&
+            succeeded(readInstead(rewriter, op, input, expand.getSrc(), exprs)))
+          return success();
+        continue;
       }
-      if (!unitOnly)
-        continue;
-      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-      maps[input->getOperandNumber()] =
-          AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
-      // Every loop must still index some operand (a loop over the unit
-      // dimension alone would lose its bound).
-      if (!inversePermutation(concatAffineMaps(maps, op.getContext())))
-        continue;
-      rewriter.modifyOpInPlace(op, [&] {
-        input->set(expand.getSrc());
-        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-      });
-      return success();
-    }
-    return failure();
-  }
-};
-
-/// The same for a tensor.collapse_shape that only drops unit dimensions: the
-/// generic reads the source, at 0 along the dropped dimensions.
-struct ReadThroughUnitCollapse : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::GenericOp op,
-                                PatternRewriter &rewriter) const override {
-    for (OpOperand *input : op.getDpsInputOperands()) {
       auto collapse = input->get().getDefiningOp<tensor::CollapseShapeOp>();
       if (!collapse || !collapse.getSrcType().hasStaticShape() ||
           collapse.getResultType().getRank() == 0)
         continue;
-      ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-      AffineMap map = op.getMatchingIndexingMap(input);
-      SmallVector<AffineExpr> exprs;
-      bool unitOnly = true;
+      // Each source dimension of a group: the view's at the kept one, 0 at
+      // the units.
       for (auto [g, group] :
            llvm::enumerate(collapse.getReassociationIndices())) {
-        int64_t keep = group.front(), nonUnit = 0;
-        for (int64_t d : group)
-          if (shape[d] != 1) {
-            keep = d;
-            ++nonUnit;
-          }
-        unitOnly &= nonUnit <= 1;
+        int64_t keep =
+            getKeptDim(collapse.getSrcType().getShape(), group, unitOnly);
         for (int64_t d : group)
           exprs.push_back(d == keep ? map.getResult(g)
                                     : rewriter.getAffineConstantExpr(0));
       }
-      if (!unitOnly)
-        continue;
-      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-      maps[input->getOperandNumber()] =
-          AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
-      if (!inversePermutation(concatAffineMaps(maps, op.getContext())))
-        continue;
-      rewriter.modifyOpInPlace(op, [&] {
-        input->set(collapse.getSrc());
-        op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-      });
-      return success();
+      if (unitOnly &&
+          succeeded(readInstead(rewriter, op, input, collapse.getSrc(), exprs)))
+        return success();
     }
     return failure();
   }
@@ -356,9 +342,7 @@ LogicalResult FormFusionGroups::fuseElementwise() {
   // Named ops (a transpose, a copy) fuse as generics; reshapes between ops
   // move out of the way (the op on the other side runs in the reshaped
   // space), so that the ops on both sides can fuse.
-  patterns
-      .add<GeneralizeNamedOp, ReadThroughUnitCollapse, ReadThroughUnitExpand>(
-          &getContext());
+  patterns.add<GeneralizeNamedOp, ReadThroughUnitReshape>(&getContext());
   linalg::populateFoldReshapeOpsByExpansionPatterns(
       patterns, [](OpOperand *) { return true; });
   return applyPatternsGreedily(getOperation(), std::move(patterns));
