@@ -21,11 +21,12 @@ def KilnGpuFormFusionGroupsPass
     `kiln-gpu-form-kernels` turns into one kernel each:
 
     1. Elementwise fusion (upstream linalg's): an all-parallel
-       `linalg.generic` is fused into the generics that read it (an
-       elementwise chain becomes one generic; a bias, activation or residual
-       add folds into the op that consumes it, and a broadcast or transpose
-       into the reduction that reads it). A producer read by several ops is
-       fused into each when its body is small (it is then recomputed).
+       `linalg.generic` read by one op is fused into it (an elementwise
+       chain becomes one generic; a bias, activation or residual add folds
+       into the op that consumes it, and a transpose or cast of at most 3
+       body ops into the reduction that reads it). Named ops but fills are
+       generalized, reshapes fold past generics, and a generic reads a
+       unit-dimension view (keepdims) of a reduction directly.
     2. Tile and fuse (upstream scf's): each remaining op that has producers
        it alone reads (a convolution, matmul or reduction before its
        epilogue; the fill of an accumulator) is the *root* of a group. The
@@ -34,9 +35,10 @@ def KilnGpuFormFusionGroupsPass
        (tile and fuse), down to values the group does not compute. A
        parallel loop of the root along which it reads the result of a fused
        reduction (softmax's row sum, LayerNorm's mean) is not tiled: one
-       iteration then does a whole row, so no reduction is computed twice.
-       The `scf.forall` carries `kiln_gpu.fusion_group`: the names of the
-       layers it holds.
+       iteration then does a whole row. A producer is computed at most 4
+       times per iteration (2 if it reduces). The `scf.forall` carries
+       `kiln_gpu.fusion_group` (the names of the layers it holds) and a
+       `#gpu.thread` mapping, so that a loop of one iteration stays a loop.
 
     Ops that no fusion applies to are left as they are (one kernel each).
 
@@ -58,12 +60,6 @@ def KilnGpuFormFusionGroupsPass
     } {kiln_gpu.fusion_group = ["conv1", "relu1"]}
     ```
   }];
-  let options = [
-    Option<"maxRecomputedOps", "max-recomputed-ops", "unsigned",
-           /*default=*/"16",
-           "The largest body (in ops) of an elementwise producer that is "
-           "fused into each of several readers">,
-  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
