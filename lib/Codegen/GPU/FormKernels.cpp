@@ -12,6 +12,7 @@
 #include "kiln/Codegen/GPU/Passes.h"
 
 #include "kiln/Codegen/GPU/DeviceOps.h"
+#include "kiln/Codegen/GPU/InPlace.h"
 #include "kiln/Codegen/Host/Buffers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -212,12 +213,14 @@ static gpu::GPUFuncOp createKernelFunc(gpu::GPUModuleOp kernels, Location loc,
 }
 
 /// Replaces `replaced` on the host with a launch of `func` over `blocks` x
-/// `config`'s threads with `buffers`, recording the tile config and what
-/// the kernel does with each buffer.
+/// `config`'s threads with `buffers`, recording the tile config, what the
+/// kernel does with each buffer and which outputs it may write in place of
+/// which inputs.
 static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
                                       int64_t blocks, TileConfigAttr config,
                                       ArrayRef<Value> buffers,
-                                      const DenseMap<Value, unsigned> &access) {
+                                      const DenseMap<Value, unsigned> &access,
+                                      ArrayRef<InPlacePair> inPlace) {
   OpBuilder b(replaced);
   Location loc = replaced->getLoc();
   auto c = [&](int64_t v) -> Value {
@@ -234,6 +237,13 @@ static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
     accesses.push_back(b.getStringAttr(getAccessName(access.lookup(buffer))));
   launch->setAttr(KilnGPUDialect::getArgAccessAttrName(),
                   b.getArrayAttr(accesses));
+  if (!inPlace.empty()) {
+    SmallVector<int64_t> flat;
+    for (auto [read, written] : inPlace)
+      flat.append({read, written});
+    launch->setAttr(KilnGPUDialect::getInPlaceAttrName(),
+                    b.getDenseI64ArrayAttr(flat));
+  }
   return launch;
 }
 
@@ -294,6 +304,7 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
       scalars.push_back(v);
   }
 
+  SmallVector<InPlacePair> inPlace = findInPlacePairs(op, buffers);
   IRMapping mapping;
   gpu::GPUFuncOp func = createKernelFunc(kernels, loc, kernelName(op, index),
                                          buffers, scalars, config, mapping);
@@ -358,7 +369,7 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   }
 
   // The launch replaces the op on the host.
-  createLaunch(op, func, blocks, config, buffers, access);
+  createLaunch(op, func, blocks, config, buffers, access, inPlace);
   op.erase();
   return success();
 }
@@ -458,6 +469,7 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
     scalars.push_back(v);
   }
 
+  SmallVector<InPlacePair> inPlace = findInPlacePairs(loop, buffers);
   IRMapping mapping;
   gpu::GPUFuncOp func = createKernelFunc(kernels, loc, kernelName(loop, index),
                                          buffers, scalars, config, mapping);
@@ -513,7 +525,7 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
 
   // The launch replaces the loop on the host.
   gpu::LaunchFuncOp launch =
-      createLaunch(loop, func, blocks, config, buffers, access);
+      createLaunch(loop, func, blocks, config, buffers, access, inPlace);
   if (Attribute names = loop->getAttr(KilnGPUDialect::getFusionGroupAttrName()))
     launch->setAttr(KilnGPUDialect::getFusionGroupAttrName(), names);
   loop.erase();

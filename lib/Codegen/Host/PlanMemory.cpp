@@ -9,6 +9,7 @@
 #include "kiln/Codegen/Host/Passes.h"
 
 #include "kiln/Codegen/Host/Buffers.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
@@ -28,6 +29,14 @@ struct Buffer {
   uint64_t bytes = 0;
   int64_t first = -1, last = -1;
   uint64_t offset = 0;
+  /// The buffer whose bytes this one takes (written in place), or -1.
+  int64_t into = -1;
+};
+
+/// A launch that may write `written` over `read` (kiln_gpu.in_place).
+struct InPlaceCandidate {
+  int64_t step;
+  Value read, written;
 };
 
 struct PlanMemory : public kiln::impl::KilnPlanMemoryPassBase<PlanMemory> {
@@ -54,7 +63,7 @@ static bool isBookkeeping(Operation &op) {
 static uint64_t place(std::vector<Buffer> &buffers, uint64_t alignment) {
   std::vector<unsigned> order;
   for (unsigned i = 0; i < buffers.size(); ++i)
-    if (buffers[i].first >= 0 && buffers[i].bytes > 0)
+    if (buffers[i].first >= 0 && buffers[i].bytes > 0 && buffers[i].into < 0)
       order.push_back(i);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
     return buffers[a].bytes > buffers[b].bytes;
@@ -80,7 +89,38 @@ static uint64_t place(std::vector<Buffer> &buffers, uint64_t alignment) {
     total = std::max(total, offset + buf.bytes);
     placed.push_back(i);
   }
+  for (Buffer &buf : buffers)
+    if (buf.into >= 0)
+      buf.offset = buffers[buf.into].offset;
   return total;
+}
+
+/// Merges each candidate's output into the buffer of its input where the
+/// input dies at the launch and the output is born there: the merged buffer
+/// lives from the input's first step to the output's last. Returns how many
+/// outputs were merged.
+static unsigned mergeInPlace(std::vector<Buffer> &buffers,
+                             const DenseMap<Value, unsigned> &index,
+                             ArrayRef<InPlaceCandidate> candidates) {
+  unsigned merged = 0;
+  for (const InPlaceCandidate &c : candidates) {
+    auto x = index.find(c.read), y = index.find(c.written);
+    if (x == index.end() || y == index.end())
+      continue; // not an allocation passed whole
+    Buffer &out = buffers[y->second];
+    int64_t root = x->second;
+    while (buffers[root].into >= 0)
+      root = buffers[root].into;
+    Buffer &in = buffers[root];
+    if (buffers[x->second].last != c.step || in.last != c.step ||
+        out.first != c.step || out.into >= 0 || &in == &out ||
+        buffers[x->second].bytes != out.bytes || out.bytes > in.bytes)
+      continue;
+    out.into = root;
+    in.last = out.last;
+    ++merged;
+  }
+  return merged;
 }
 
 void PlanMemory::runOnOperation() {
@@ -98,6 +138,7 @@ void PlanMemory::runOnOperation() {
   }
   std::vector<Buffer> buffers;
   DenseMap<Value, unsigned> index;
+  SmallVector<InPlaceCandidate> candidates;
   int64_t step = 0;
   for (Operation &op : func.getBody().front()) {
     if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
@@ -114,6 +155,12 @@ void PlanMemory::runOnOperation() {
     }
     if (isBookkeeping(op))
       continue;
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+      if (auto pairs = launch->getAttrOfType<DenseI64ArrayAttr>(
+              KilnGPUDialect::getInPlaceAttrName()))
+        for (unsigned i = 0; i + 1 < pairs.size(); i += 2)
+          candidates.push_back({step, launch.getKernelOperands()[pairs[i]],
+                                launch.getKernelOperands()[pairs[i + 1]]});
     for (Value operand : op.getOperands()) {
       if (!isa<MemRefType>(operand.getType()))
         continue;
@@ -128,6 +175,7 @@ void PlanMemory::runOnOperation() {
     ++step;
   }
 
+  numInPlace += mergeInPlace(buffers, index, candidates);
   uint64_t total = llvm::alignTo(place(buffers, alignment), alignment);
   Builder b(&getContext());
   for (Buffer &buf : buffers) {

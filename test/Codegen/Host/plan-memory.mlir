@@ -71,3 +71,41 @@ func.func @dynamic(%n: index, %y: memref<?xf32>) {
   memref.copy %a, %y : memref<?xf32> to memref<?xf32>
   return
 }
+
+// -----
+
+// In place: the launch may write %b over %a (kiln_gpu.in_place), %a is not
+// used after it and %b not before, so %b takes %a's bytes; %c, written over
+// %b the same way, too: one buffer of 4096 bytes from step 0 to step 3. %d
+// is read by the launch that writes %e over it, but also after it: %e gets
+// its own bytes.
+// CHECK-LABEL: func.func @in_place
+// CHECK-SAME:  kiln_gpu.arena_bytes = 8192 : i64
+// CHECK:       memref.alloc() {kiln_gpu.arena_offset = 0 : i64} : memref<1024xf32>
+// CHECK:       memref.alloc() {kiln_gpu.arena_offset = 0 : i64} : memref<1024xf32>
+// CHECK:       memref.alloc() {kiln_gpu.arena_offset = 0 : i64} : memref<1024xf32>
+// CHECK:       memref.alloc() {kiln_gpu.arena_offset = 0 : i64} : memref<1024xf32>
+// CHECK:       memref.alloc() {kiln_gpu.arena_offset = 4096 : i64} : memref<1024xf32>
+module attributes {gpu.container_module} {
+  gpu.module @kiln_kernels {
+    gpu.func @k(%in: memref<1024xf32>, %out: memref<1024xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @in_place(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+    %c1 = arith.constant 1 : index
+    %a = memref.alloc() : memref<1024xf32>
+    memref.copy %x, %a : memref<1024xf32> to memref<1024xf32>
+    %b = memref.alloc() : memref<1024xf32>
+    gpu.launch_func @kiln_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<1024xf32>, %b : memref<1024xf32>) {kiln_gpu.in_place = array<i64: 0, 1>}
+    %c = memref.alloc() : memref<1024xf32>
+    gpu.launch_func @kiln_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<1024xf32>, %c : memref<1024xf32>) {kiln_gpu.in_place = array<i64: 0, 1>}
+    %d = memref.alloc() : memref<1024xf32>
+    gpu.launch_func @kiln_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%c : memref<1024xf32>, %d : memref<1024xf32>) {kiln_gpu.in_place = array<i64: 0, 1>}
+    %e = memref.alloc() : memref<1024xf32>
+    gpu.launch_func @kiln_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%d : memref<1024xf32>, %e : memref<1024xf32>) {kiln_gpu.in_place = array<i64: 0, 1>}
+    memref.copy %d, %y : memref<1024xf32> to memref<1024xf32>
+    memref.copy %e, %y : memref<1024xf32> to memref<1024xf32>
+    return
+  }
+}

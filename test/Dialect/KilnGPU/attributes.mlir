@@ -92,3 +92,43 @@ func.func @bad_access() {
   "test.op"() {kiln_gpu.arg_access = ["read", "append"]} : () -> ()
   return
 }
+
+// -----
+
+func.func @in_place_not_on_a_launch() {
+  // expected-error @+1 {{'kiln_gpu.in_place' belongs on a gpu.launch_func}}
+  "test.op"() {kiln_gpu.in_place = array<i64: 0, 1>} : () -> ()
+  return
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kiln_kernels {
+    gpu.func @k(%a: memref<4xf32>, %b: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @in_place_bad_index(%a: memref<4xf32>, %b: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{'kiln_gpu.in_place' must be pairs of the launch's argument indices (array<i64: in, out, ...>), got array<i64: 0, 2>}}
+    gpu.launch_func @kiln_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>, %b : memref<4xf32>) {kiln_gpu.in_place = array<i64: 0, 2>}
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kiln_kernels {
+    gpu.func @k(%a: memref<4xf32>, %b: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @in_place_odd(%a: memref<4xf32>, %b: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{'kiln_gpu.in_place' must be pairs of the launch's argument indices (array<i64: in, out, ...>), got array<i64: 0, 1, 1>}}
+    gpu.launch_func @kiln_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>, %b : memref<4xf32>) {kiln_gpu.in_place = array<i64: 0, 1, 1>}
+    return
+  }
+}

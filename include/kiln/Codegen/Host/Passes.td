@@ -222,6 +222,14 @@ def KilnPlanMemoryPass : Pass<"kiln-plan-memory", "func::FuncOp"> {
     After: `%a` and `%b` both at `kiln_gpu.arena_offset = 0 : i64` (their
     lifetimes do not overlap), `kiln_gpu.arena_bytes = 8192 : i64`.
 
+    In place: when a launch's `kiln_gpu.in_place` pairs an input buffer that
+    no later step uses with an output buffer that no earlier step uses (both
+    allocations of the same size, passed whole), the output takes the
+    input's bytes: one buffer from the input's first step to the output's
+    last. `kiln-gpu-form-kernels` sets the pairs where the kernel reads each
+    element of the input before, or as it writes, the same element of the
+    output (an elementwise epilogue such as a residual add).
+
     A dynamically shaped or non-identity allocation is an error.
   }];
   let options = [
@@ -231,7 +239,9 @@ def KilnPlanMemoryPass : Pass<"kiln-plan-memory", "func::FuncOp"> {
   let statistics = [
     Statistic<"numBuffers", "buffers", "Number of buffers placed in the arena">,
     Statistic<"bufferBytes", "buffer-bytes", "Bytes of all placed buffers">,
-    Statistic<"arenaBytes", "arena-bytes", "Bytes of the arena">
+    Statistic<"arenaBytes", "arena-bytes", "Bytes of the arena">,
+    Statistic<"numInPlace", "in-place",
+              "Number of buffers written in place of an input">
   ];
   let dependentDialects = ["::mlir::kiln::KilnGPUDialect"];
 }

@@ -8,6 +8,7 @@
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -92,6 +93,21 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
       return op->emitError()
              << "'" << name << "' must be a list of layer names, got "
              << attribute.getValue();
+    return success();
+  }
+  if (name == getInPlaceAttrName()) {
+    auto pairs = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+    if (!launch)
+      return op->emitError() << "'" << name << "' belongs on a gpu.launch_func";
+    int64_t args = launch.getNumKernelOperands();
+    if (!pairs || pairs.size() % 2 != 0 ||
+        llvm::any_of(pairs.asArrayRef(),
+                     [&](int64_t i) { return i < 0 || i >= args; }))
+      return op->emitError() << "'" << name
+                             << "' must be pairs of the launch's argument "
+                                "indices (array<i64: in, out, ...>), got "
+                             << attribute.getValue();
     return success();
   }
   if (name == getArenaOffsetAttrName()) {

@@ -32,6 +32,11 @@ def KilnGPU_Dialect : Dialect {
     - `kiln_gpu.fusion_group = ["conv1", "relu1", ...]` on the `scf.forall`
       of a fusion group (`kiln-gpu-form-fusion-groups`) and on the
       `gpu.launch_func` of the kernel made of it: the layers it computes;
+    - `kiln_gpu.in_place = array<i64: x0, y0, x1, y1, ...>` on a
+      `gpu.launch_func` (`kiln-gpu-form-kernels`): pairs of argument indices
+      whose kernel stays correct when output `y` is written over input `x`
+      (see lib/Codegen/GPU/InPlace.cpp); `kiln-plan-memory` places `y` where
+      `x` was when `x` is not used after the launch;
     - `kiln_gpu.arena_offset = N : i64` on a host `memref.alloc`: the byte
       offset of the buffer in the execution context's activation arena, and
       `kiln_gpu.arena_bytes = N : i64` on the host function: the arena's size
@@ -54,6 +59,11 @@ def KilnGPU_Dialect : Dialect {
     /// scf.forall, and of the launch of the kernel made of it.
     static constexpr ::llvm::StringLiteral getFusionGroupAttrName() {
       return ::llvm::StringLiteral("kiln_gpu.fusion_group");
+    }
+    /// `kiln_gpu.in_place`: pairs (input, output) of a launch's arguments
+    /// that may share memory.
+    static constexpr ::llvm::StringLiteral getInPlaceAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.in_place");
     }
     /// `kiln_gpu.arena_offset`: a host allocation's offset in the arena.
     static constexpr ::llvm::StringLiteral getArenaOffsetAttrName() {
