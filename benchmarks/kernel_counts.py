@@ -77,7 +77,8 @@ def main():
         models = [("ResNet-50", os.path.join(out, "resnet50.onnx")),
                   ("MobileNetV2", os.path.join(out, "mobilenetv2.onnx"))]
         models += [(n, os.path.join(root, "examples", n + ".mlir"))
-                   for n in ("resnet_block", "transformer_layer", "lenet5")]
+                   for n in ("resnet_block", "inception_block", "mobilenet_block",
+                             "transformer_layer", "lenet5")]
         print("| network, batch 1 | --opt-level=1 steps | --opt-level=2 steps |")
         print("|---|---|---|")
         for name, model in models:
