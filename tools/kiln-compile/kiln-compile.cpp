@@ -3,17 +3,21 @@
 // kiln-compile model.onnx|model.mlir [-o out] [--emit=PHASE|ptx|plan]
 //              [--target=sm_80,sm_90] [--input-shape x=1x3x224x224] [--batch N]
 //              [--no-optimize] [--check-support]
+//              [--report=FILE] [--dump-graph=FILE.dot]
 //
 // Imports a model (ONNX, or kiln IR in a .mlir file), compiles it with the
 // compiler library up to a phase and writes the result: IR after a phase
 // (import, kiln, linalg, buffers, kernels, memory, target, reference), the
 // PTX of its kernels, or a plan bundle (the default when -o names a .kplan
 // file). Every phase is a named pipeline that kiln-opt runs too.
-// --check-support lists every node kiln cannot import, at once.
+// --check-support lists every node kiln cannot import, at once. With a
+// plan, --report writes a table of its steps and memory and --dump-graph a
+// DOT picture of its steps (kiln/Compiler/PlanReport.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Compiler/Compiler.h"
+#include "kiln/Compiler/PlanReport.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
@@ -50,6 +54,18 @@ static cl::opt<std::string>
 static cl::opt<bool> checkSupport(
     "check-support",
     cl::desc("List every node that cannot be imported and exit (1 if any)"));
+static cl::opt<std::string> reportFile(
+    "report",
+    cl::desc("With a plan: write a Markdown report of its steps (per kernel "
+             "the layers it computes, its floating-point operations, the "
+             "bytes it reads and writes) and its memory (the arena against "
+             "the graph's activations) to this file ('-': stdout)"),
+    cl::value_desc("file"), cl::init(""));
+static cl::opt<std::string> graphFile(
+    "dump-graph",
+    cl::desc("With a plan: write its steps and the buffers between them as a "
+             "Graphviz DOT graph to this file ('-': stdout)"),
+    cl::value_desc("file"), cl::init(""));
 static cl::opt<unsigned> elideLarger(
     "elide-weights-larger-than",
     cl::desc("Print weights with more bytes than this elided (0: print all)"),
@@ -58,6 +74,50 @@ static cl::opt<unsigned> elideLarger(
 static int usageError(const llvm::Twine &message) {
   llvm::errs() << "kiln-compile: error: " << message << "\n";
   return 2;
+}
+
+/// Writes `text` to `path` ('-': stdout).
+static LogicalResult writeText(StringRef path, StringRef text) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "kiln-compile: error: " << error << "\n";
+    return failure();
+  }
+  file->os() << text;
+  file->keep();
+  return success();
+}
+
+/// Compiles `module` to a plan's `bytes` as compileToPlan does, measuring
+/// the graph's activations on the way, and writes --report and
+/// --dump-graph from the compiled module.
+static LogicalResult compilePlanWithReport(Compiler &compiler, ModuleOp module,
+                                           Phase from, std::string &bytes) {
+  PlanReportHeader header;
+  header.model = inputFile;
+  header.buildOptions = describeBuildOptions(compiler.options());
+  if (from <= Phase::Graph) {
+    if (failed(compiler.compile(module, from, Phase::Graph)))
+      return failure();
+    header.activationBytes = getActivationBytes(module);
+    from = Phase::Graph;
+  }
+  if (failed(compiler.compile(module, from, Phase::Target)))
+    return failure();
+  std::string report, graph;
+  llvm::raw_string_ostream reportOs(report), graphOs(graph);
+  if ((!reportFile.empty() &&
+       (failed(writePlanReport(module, header, reportOs)) ||
+        failed(writeText(reportFile, report)))) ||
+      (!graphFile.empty() && (failed(writePlanGraph(module, graphOs)) ||
+                              failed(writeText(graphFile, graph)))))
+    return failure();
+  FailureOr<std::string> plan = compiler.compileToPlan(module, Phase::Target);
+  if (failed(plan))
+    return failure();
+  bytes = std::move(*plan);
+  return success();
 }
 
 int main(int argc, char **argv) {
@@ -98,6 +158,9 @@ int main(int argc, char **argv) {
                       "or --from=kiln)");
   if (phase && *phase < *fromPhase)
     return usageError("--emit=" + emit + " comes before --from=" + from);
+  if ((!reportFile.empty() || !graphFile.empty()) && emit != "plan")
+    return usageError("--report and --dump-graph describe a plan (--emit=plan "
+                      "or -o FILE.kplan)");
 
   std::string error;
   FailureOr<CompilerOptions> options =
@@ -134,7 +197,10 @@ int main(int argc, char **argv) {
   }
 
   std::string bytes;
-  if (emit == "plan") {
+  if (emit == "plan" && (!reportFile.empty() || !graphFile.empty())) {
+    if (failed(compilePlanWithReport(compiler, **module, *fromPhase, bytes)))
+      return 1;
+  } else if (emit == "plan") {
     FailureOr<std::string> plan = compiler.compileToPlan(**module, *fromPhase);
     if (failed(plan))
       return 1;

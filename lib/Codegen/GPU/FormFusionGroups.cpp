@@ -200,16 +200,16 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
   return group;
 }
 
-/// The names of the layers (innermost named locations) of `ops`, each once.
+/// The names of the layers of `ops` (the innermost named locations: an
+/// ONNX node's name, or a kiln op's kind in a .mlir file), each once.
 static ArrayAttr getLayerNames(MLIRContext *ctx, ArrayRef<Operation *> ops) {
   llvm::SetVector<StringAttr> names;
   for (Operation *op : ops)
     op->getLoc()->walk([&](Location loc) {
       auto named = dyn_cast<NameLoc>(loc);
-      if (named && !named.getName().getValue().empty()) {
+      if (named && !isa<NameLoc>(named.getChildLoc()) &&
+          !named.getName().getValue().empty())
         names.insert(named.getName());
-        return WalkResult::interrupt();
-      }
       return WalkResult::advance();
     });
   return ArrayAttr::get(ctx,
@@ -334,9 +334,16 @@ LogicalResult FormFusionGroups::fuseElementwise() {
     auto producer = operand->get().getDefiningOp<linalg::LinalgOp>();
     if (!producer || !producer->hasOneUse())
       return false;
-    auto reader = dyn_cast<linalg::LinalgOp>(operand->getOwner());
-    return !reader || !isReducedOver(reader, operand) ||
-           getBodySize(producer) <= kMaxOpsReduced;
+    Operation *owner = operand->getOwner();
+    auto reader = dyn_cast<linalg::LinalgOp>(owner);
+    if (reader && isReducedOver(reader, operand) &&
+        getBodySize(producer) > kMaxOpsReduced)
+      return false;
+    // The fused op takes the reader's location: keep the producer's layer
+    // in it too (the group's names, kiln-compile --report).
+    owner->setLoc(FusedLoc::get(owner->getContext(),
+                                {owner->getLoc(), producer->getLoc()}));
+    return true;
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, control);
   // Named ops (a transpose, a copy) fuse as generics; reshapes between ops

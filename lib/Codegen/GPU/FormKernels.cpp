@@ -12,6 +12,7 @@
 #include "kiln/Codegen/GPU/Passes.h"
 
 #include "kiln/Codegen/GPU/DeviceOps.h"
+#include "kiln/Codegen/GPU/Flops.h"
 #include "kiln/Codegen/GPU/InPlace.h"
 #include "kiln/Codegen/Host/Buffers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -214,8 +215,8 @@ static gpu::GPUFuncOp createKernelFunc(gpu::GPUModuleOp kernels, Location loc,
 
 /// Replaces `replaced` on the host with a launch of `func` over `blocks` x
 /// `config`'s threads with `buffers`, recording the tile config, what the
-/// kernel does with each buffer and which outputs it may write in place of
-/// which inputs.
+/// kernel does with each buffer, which outputs it may write in place of
+/// which inputs and its floating-point operations.
 static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
                                       int64_t blocks, TileConfigAttr config,
                                       ArrayRef<Value> buffers,
@@ -232,6 +233,8 @@ static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
                                 {c(config.getThreads()[0]), one, one},
                                 /*dynamicSharedMemorySize=*/nullptr, buffers);
   launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  launch->setAttr(KilnGPUDialect::getFlopsAttrName(),
+                  b.getI64IntegerAttr(countFlops(replaced)));
   SmallVector<Attribute> accesses;
   for (Value buffer : buffers)
     accesses.push_back(b.getStringAttr(getAccessName(access.lookup(buffer))));

@@ -1,7 +1,8 @@
 // RUN: kiln-opt %s --split-input-file --kiln-gpu-form-fusion-groups | FileCheck %s
 
 // A matmul with its bias and ReLU: the epilogue is fused into one generic
-// (named after its last op), which is tiled one element per iteration with
+// (located at both ops, so the group names all three layers), which is
+// tiled one element per iteration with
 // the matmul (and the fill of its accumulator) computed in each iteration.
 // The original ops are gone.
 // CHECK-LABEL: func.func @matmul_bias_relu
@@ -13,7 +14,7 @@
 // CHECK:             arith.addf
 // CHECK:             arith.maximumf
 // CHECK:           tensor.parallel_insert_slice %[[EPI]] into %[[OUT]][%[[I]], %[[J]]] [1, 1] [1, 1]
-// CHECK:         } {kiln_gpu.fusion_group = ["fc", "relu"]
+// CHECK:         } {kiln_gpu.fusion_group = ["fc", "relu", "bias"]
 // CHECK-NOT:     linalg.generic
 // CHECK:         return %[[R]]
 #a = affine_map<(i, j, k) -> (i, k)>

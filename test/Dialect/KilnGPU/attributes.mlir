@@ -132,3 +132,11 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+func.func @flops_not_on_a_launch() {
+  // expected-error @+1 {{'kiln_gpu.flops' belongs on a gpu.launch_func}}
+  "test.op"() {kiln_gpu.flops = 12 : i64} : () -> ()
+  return
+}

@@ -53,8 +53,8 @@ TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 /// A non-negative i64 integer attribute, or an error naming `name`.
-static LogicalResult verifyByteCount(Operation *op, StringRef name,
-                                     Attribute value) {
+static LogicalResult verifyNonNegative(Operation *op, StringRef name,
+                                       Attribute value) {
   auto integer = dyn_cast<IntegerAttr>(value);
   if (!integer || !integer.getType().isInteger(64) || integer.getInt() < 0)
     return op->emitError() << "'" << name
@@ -95,6 +95,11 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
              << attribute.getValue();
     return success();
   }
+  if (name == getFlopsAttrName()) {
+    if (!isa<gpu::LaunchFuncOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a gpu.launch_func";
+    return verifyNonNegative(op, name, attribute.getValue());
+  }
   if (name == getInPlaceAttrName()) {
     auto pairs = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
@@ -114,12 +119,12 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
     if (!isa<memref::AllocOp, memref::AllocaOp>(op))
       return op->emitError()
              << "'" << name << "' belongs on a memref.alloc or memref.alloca";
-    return verifyByteCount(op, name, attribute.getValue());
+    return verifyNonNegative(op, name, attribute.getValue());
   }
   if (name == getArenaBytesAttrName()) {
     if (!isa<func::FuncOp>(op))
       return op->emitError() << "'" << name << "' belongs on a func.func";
-    return verifyByteCount(op, name, attribute.getValue());
+    return verifyNonNegative(op, name, attribute.getValue());
   }
   return op->emitError() << "unknown kiln_gpu attribute '" << name << "'";
 }

@@ -37,6 +37,9 @@ def KilnGPU_Dialect : Dialect {
       whose kernel stays correct when output `y` is written over input `x`
       (see lib/Codegen/GPU/InPlace.cpp); `kiln-plan-memory` places `y` where
       `x` was when `x` is not used after the launch;
+    - `kiln_gpu.flops = N : i64` on a `gpu.launch_func`: the kernel's
+      floating-point operations, counted statically (lib/Codegen/GPU/Flops.h)
+      for `kiln-compile --report`;
     - `kiln_gpu.arena_offset = N : i64` on a host `memref.alloc`: the byte
       offset of the buffer in the execution context's activation arena, and
       `kiln_gpu.arena_bytes = N : i64` on the host function: the arena's size
@@ -64,6 +67,10 @@ def KilnGPU_Dialect : Dialect {
     /// that may share memory.
     static constexpr ::llvm::StringLiteral getInPlaceAttrName() {
       return ::llvm::StringLiteral("kiln_gpu.in_place");
+    }
+    /// `kiln_gpu.flops`: a launch's floating-point operations.
+    static constexpr ::llvm::StringLiteral getFlopsAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.flops");
     }
     /// `kiln_gpu.arena_offset`: a host allocation's offset in the arena.
     static constexpr ::llvm::StringLiteral getArenaOffsetAttrName() {
