@@ -102,6 +102,8 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm) {
   fpm.addPass(createCSEPass());
   fpm.addPass(createKilnFoldBatchNormPass());
   fpm.addPass(createKilnEliminateDeadLayersPass());
+  // After dead layers are gone (a dead head is not merged into a live one).
+  fpm.addPass(createKilnMergeParallelLayersPass());
   fpm.addPass(createCanonicalizerPass());
 }
 

@@ -2,7 +2,8 @@
 """Writes ONNX backend-test cases of convolutions followed by inference
 BatchNormalization, which kiln-fold-batch-norm folds into the convolution:
 with and without a conv bias, grouped and strided, 1-D and 2-D, followed by
-Relu, and one whose convolution output is also a graph output (not folded).
+Relu, and one whose convolution output is also a graph output (not folded);
+and of a Gemm (x * W^T + b) followed by BatchNormalization over its features.
 Weights, statistics (positive variances) and inputs are random (fixed
 seed); expected outputs are computed here in float64 numpy, unfolded,
 independently of kiln.
@@ -96,3 +97,37 @@ case("grouped_strided_conv_bn", (1, 8, 11, 11), 12, (3, 3), stride=2, group=4)
 case("conv1d_bn", (2, 5, 20), 7, (4,))
 case("large_conv_bn", (1, 16, 12, 12), 32, (3, 3))  # 4,608 weights: a blob
 case("conv_also_output_bn", (1, 3, 6, 6), 4, (3, 3), expose_conv=True)
+
+
+def gemm_case(name, n, c, k):
+    x = rng.standard_normal((n, c)).astype(np.float32)
+    w = rng.standard_normal((k, c)).astype(np.float32)
+    b = rng.standard_normal(k).astype(np.float32)
+    scale = rng.uniform(0.5, 2, k).astype(np.float32)
+    shift = rng.standard_normal(k).astype(np.float32)
+    mean = rng.standard_normal(k).astype(np.float32)
+    var = rng.uniform(0.1, 3, k).astype(np.float32)
+    eps = 1e-3
+    g = x.astype(np.float64) @ w.astype(np.float64).T + b.astype(np.float64)
+    y = (g - mean) / np.sqrt(var.astype(np.float64) + eps) * scale + shift
+    inits = [numpy_helper.from_array(a, nm) for a, nm in
+             ((w, "w"), (b, "b"), (scale, "s"), (shift, "t"), (mean, "m"), (var, "v"))]
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"], transB=1),
+             helper.make_node("BatchNormalization", ["g", "s", "t", "m", "v"], ["y"],
+                              epsilon=eps)]
+    graph = helper.make_graph(nodes, name,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
+    model.ir_version = 8
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(y.astype(np.float32), "y").SerializeToString())
+
+
+gemm_case("gemm_bn", 4, 10, 6)

@@ -1,11 +1,11 @@
 //===- FoldBatchNorm.cpp - Fold batch norm into convolutions ----*- C++ -*-===//
 //
-// Inference batch normalization after a convolution is a per-channel scale
-// and shift of the convolution's output, so it folds into the filter and the
-// bias at build time (kiln-fold-batch-norm; Passes.td shows the IR). The new
-// weights are computed on the host in double and stored as f32, dense for
-// small tensors and as resource blobs for large ones, as the importer stores
-// weights.
+// Inference batch normalization after a convolution (or a 2-D fully
+// connected layer) is a per-channel scale and shift of the layer's output,
+// so it folds into the filter and the bias at build time (kiln-fold-batch-norm;
+// Passes.td shows the IR). The new weights are computed on the host in double
+// and stored as f32, dense for small tensors and as resource blobs for large
+// ones, as the importer stores weights.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +73,69 @@ Value makeConstant(PatternRewriter &rewriter, Location loc,
   return ConstantOp::create(rewriter, loc, attr);
 }
 
+/// A layer's weights with `bn` folded in: output channels along dimension 0
+/// of `weight`, `bias` optional.
+struct FoldedWeights {
+  Value weight, bias;
+};
+
+/// Folds `bn` into the layer weights `weight` and `bias` (null if none),
+/// or fails naming why.
+FailureOr<FoldedWeights> foldIntoWeights(Value weight, Value bias,
+                                         BatchNormOp bn,
+                                         PatternRewriter &rewriter) {
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  std::optional<std::vector<float>> filter = floatConstant(weight);
+  std::optional<std::vector<float>> scale = floatConstant(bn.getScale());
+  std::optional<std::vector<float>> shift = floatConstant(bn.getBias());
+  std::optional<std::vector<float>> mean = floatConstant(bn.getMean());
+  std::optional<std::vector<float>> variance = floatConstant(bn.getVariance());
+  std::optional<std::vector<float>> oldBias =
+      bias ? floatConstant(bias) : std::optional<std::vector<float>>();
+  if (!filter || !scale || !shift || !mean || !variance || (bias && !oldBias) ||
+      !bn.getType().getElementType().isF32())
+    return rewriter.notifyMatchFailure(
+        bn, "weights or statistics are not f32 constants");
+  int64_t channels = weightType.getDimSize(0);
+  if (channels == 0 || static_cast<int64_t>(scale->size()) != channels ||
+      static_cast<int64_t>(shift->size()) != channels ||
+      static_cast<int64_t>(mean->size()) != channels ||
+      static_cast<int64_t>(variance->size()) != channels)
+    return rewriter.notifyMatchFailure(bn, "not one parameter per channel");
+
+  int64_t perChannel = weightType.getNumElements() / channels;
+  double epsilon = bn.getEpsilon().convertToDouble();
+  std::vector<float> newFilter(filter->size()), newBias(channels);
+  for (int64_t k = 0; k < channels; ++k) {
+    double f =
+        double((*scale)[k]) / std::sqrt(double((*variance)[k]) + epsilon);
+    for (int64_t i = 0; i < perChannel; ++i)
+      newFilter[k * perChannel + i] =
+          static_cast<float>(double((*filter)[k * perChannel + i]) * f);
+    double b = oldBias ? double((*oldBias)[k]) : 0.0;
+    newBias[k] =
+        static_cast<float>((b - double((*mean)[k])) * f + double((*shift)[k]));
+  }
+
+  // The new weights keep the names of the old (a resource blob's key)
+  // with ".bn", so reports and outlined weights still name the layer.
+  auto nameOf = [](Value v, StringRef fallback) {
+    auto resource = dyn_cast<DenseResourceElementsAttr>(
+        v.getDefiningOp<ConstantOp>().getValue());
+    return resource ? (resource.getRawHandle().getKey() + ".bn").str()
+                    : fallback.str();
+  };
+  Location loc = bn.getLoc();
+  FoldedWeights folded;
+  folded.weight = makeConstant(rewriter, loc, weightType, newFilter,
+                               nameOf(weight, "bn_folded_filter"));
+  folded.bias = makeConstant(
+      rewriter, loc,
+      RankedTensorType::get({channels}, weightType.getElementType()), newBias,
+      nameOf(bn.getBias(), "bn_folded_bias"));
+  return folded;
+}
+
 struct FoldBatchNormIntoConvolution : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -82,64 +145,76 @@ struct FoldBatchNormIntoConvolution : OpRewritePattern<BatchNormOp> {
     if (!conv || !conv->hasOneUse())
       return rewriter.notifyMatchFailure(bn, "input is not a convolution "
                                              "used only here");
-    RankedTensorType filterType = conv.getFilter().getType();
-    std::optional<std::vector<float>> filter = floatConstant(conv.getFilter());
-    std::optional<std::vector<float>> scale = floatConstant(bn.getScale());
-    std::optional<std::vector<float>> shift = floatConstant(bn.getBias());
-    std::optional<std::vector<float>> mean = floatConstant(bn.getMean());
-    std::optional<std::vector<float>> variance =
-        floatConstant(bn.getVariance());
-    std::optional<std::vector<float>> bias =
-        conv.getBias() ? floatConstant(conv.getBias())
-                       : std::optional<std::vector<float>>();
-    if (!filter || !scale || !shift || !mean || !variance ||
-        (conv.getBias() && !bias) || !bn.getType().getElementType().isF32())
-      return rewriter.notifyMatchFailure(
-          bn, "weights or statistics are not f32 constants");
-    int64_t channels = filterType.getDimSize(0);
-    if (channels == 0 || static_cast<int64_t>(scale->size()) != channels ||
-        static_cast<int64_t>(shift->size()) != channels ||
-        static_cast<int64_t>(mean->size()) != channels ||
-        static_cast<int64_t>(variance->size()) != channels)
-      return rewriter.notifyMatchFailure(bn, "not one parameter per channel");
-
-    int64_t perChannel = filterType.getNumElements() / channels;
-    double epsilon = bn.getEpsilon().convertToDouble();
-    std::vector<float> newFilter(filter->size()), newBias(channels);
-    for (int64_t k = 0; k < channels; ++k) {
-      double f =
-          double((*scale)[k]) / std::sqrt(double((*variance)[k]) + epsilon);
-      for (int64_t i = 0; i < perChannel; ++i)
-        newFilter[k * perChannel + i] =
-            static_cast<float>(double((*filter)[k * perChannel + i]) * f);
-      double b = bias ? double((*bias)[k]) : 0.0;
-      newBias[k] = static_cast<float>((b - double((*mean)[k])) * f +
-                                      double((*shift)[k]));
-    }
-
-    Location loc = conv.getLoc();
     rewriter.setInsertionPoint(conv);
-    // The new weights keep the names of the old (a resource blob's key)
-    // with ".bn", so reports and outlined weights still name the layer.
-    auto nameOf = [](Value v, StringRef fallback) {
-      auto resource = dyn_cast<DenseResourceElementsAttr>(
-          v.getDefiningOp<ConstantOp>().getValue());
-      return resource ? (resource.getRawHandle().getKey() + ".bn").str()
-                      : fallback.str();
-    };
-    Value w = makeConstant(rewriter, loc, filterType, newFilter,
-                           nameOf(conv.getFilter(), "bn_folded_filter"));
-    Value b = makeConstant(
-        rewriter, loc,
-        RankedTensorType::get({channels}, filterType.getElementType()), newBias,
-        nameOf(bn.getBias(), "bn_folded_bias"));
+    FailureOr<FoldedWeights> w =
+        foldIntoWeights(conv.getFilter(), conv.getBias(), bn, rewriter);
+    if (failed(w))
+      return failure();
     auto folded = ConvolutionOp::create(
-        rewriter, conv.getLoc(), bn.getType(), conv.getInput(), w, b,
-        conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),
-        conv.getGroupsAttr());
+        rewriter, conv.getLoc(), bn.getType(), conv.getInput(), w->weight,
+        w->bias, conv.getStridesAttr(), conv.getPadsAttr(),
+        conv.getDilationsAttr(), conv.getGroupsAttr());
     folded->setDiscardableAttrs(conv->getDiscardableAttrDictionary());
     rewriter.replaceOp(bn, folded.getResult());
     rewriter.eraseOp(conv);
+    return success();
+  }
+};
+
+/// A Gemm y = A * B^T + C (alpha and beta 1, B transposed: an exported
+/// Linear layer), whose columns are batch normalization's channels; C, if
+/// any, one value per column.
+struct FoldBatchNormIntoGemm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    auto gemm = bn.getInput().getDefiningOp<GemmOp>();
+    if (!gemm || !gemm->hasOneUse() || gemm.getTransposeA() ||
+        !gemm.getTransposeB() || !gemm.getAlpha().isExactlyValue(1.0) ||
+        !gemm.getBeta().isExactlyValue(1.0) ||
+        (gemm.getC() &&
+         cast<RankedTensorType>(gemm.getC().getType()).getRank() != 1))
+      return rewriter.notifyMatchFailure(
+          bn, "input is not a Gemm A * B^T + C used only here");
+    rewriter.setInsertionPoint(gemm);
+    FailureOr<FoldedWeights> w =
+        foldIntoWeights(gemm.getB(), gemm.getC(), bn, rewriter);
+    if (failed(w))
+      return failure();
+    auto folded = GemmOp::create(
+        rewriter, gemm.getLoc(), bn.getType(), gemm.getA(), w->weight, w->bias,
+        gemm.getAlphaAttr(), gemm.getBetaAttr(), gemm.getTransposeAAttr(),
+        gemm.getTransposeBAttr());
+    folded->setDiscardableAttrs(gemm->getDiscardableAttrDictionary());
+    rewriter.replaceOp(bn, folded.getResult());
+    rewriter.eraseOp(gemm);
+    return success();
+  }
+};
+
+/// A fully connected layer with a 2-D result, whose features are batch
+/// normalization's channels (dimension 1).
+struct FoldBatchNormIntoFullyConnected : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    auto fc = bn.getInput().getDefiningOp<FullyConnectedOp>();
+    if (!fc || !fc->hasOneUse() || fc.getType().getRank() != 2)
+      return rewriter.notifyMatchFailure(bn, "input is not a 2-D fully "
+                                             "connected layer used only here");
+    rewriter.setInsertionPoint(fc);
+    FailureOr<FoldedWeights> w =
+        foldIntoWeights(fc.getWeight(), fc.getBias(), bn, rewriter);
+    if (failed(w))
+      return failure();
+    auto folded = FullyConnectedOp::create(rewriter, fc.getLoc(), bn.getType(),
+                                           fc.getInput(), w->weight, w->bias,
+                                           fc.getAxisAttr());
+    folded->setDiscardableAttrs(fc->getDiscardableAttrDictionary());
+    rewriter.replaceOp(bn, folded.getResult());
+    rewriter.eraseOp(fc);
     return success();
   }
 };
@@ -150,7 +225,8 @@ struct FoldBatchNormPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldBatchNormIntoConvolution>(&getContext());
+    patterns.add<FoldBatchNormIntoConvolution, FoldBatchNormIntoFullyConnected,
+                 FoldBatchNormIntoGemm>(&getContext());
     int64_t before = 0, after = 0;
     getOperation().walk([&](BatchNormOp) { ++before; });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

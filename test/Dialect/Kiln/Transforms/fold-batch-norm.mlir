@@ -97,3 +97,70 @@ func.func @large_filter(%x: tensor<1x2x5x5xf32>) -> tensor<1x4x3x3xf32> {
        : (tensor<1x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
   return %y : tensor<1x4x3x3xf32>
 }
+
+// -----
+
+// A 2-D fully connected layer (a Gemm) followed by batch normalization over
+// its features folds the same way: f = [2, 3], the weight rows are scaled
+// by 2 and 3, the bias becomes (5, 0).
+// CHECK-LABEL: func.func @fully_connected_bn
+// CHECK-DAG: %[[W:.+]] = kiln.constant dense<{{\[\[}}2.000000e+00, 4.000000e+00], [9.000000e+00, 1.200000e+01]]> : tensor<2x2xf32>
+// CHECK-DAG: %[[B:.+]] = kiln.constant dense<[5.000000e+00, 0.000000e+00]> : tensor<2xf32>
+// CHECK: %[[Y:.+]] = kiln.fully_connected %arg0, %[[W]], %[[B]] : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// CHECK-NOT: kiln.batch_norm
+// CHECK: return %[[Y]]
+func.func @fully_connected_bn(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = kiln.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %f = kiln.fully_connected %x, %w, %b : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %s = kiln.constant dense<[4.0, 9.0]> : tensor<2xf32>
+  %t = kiln.constant dense<[5.0, 6.0]> : tensor<2xf32>
+  %m = kiln.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %v = kiln.constant dense<[3.0, 8.0]> : tensor<2xf32>
+  %y = kiln.batch_norm %f, %s, %t, %m, %v {epsilon = 1.0 : f32}
+       : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// A fully connected layer with a 3-D result: batch normalization's channels
+// (dimension 1) are not its features; nothing folds.
+// CHECK-LABEL: func.func @fully_connected_3d
+// CHECK: kiln.fully_connected
+// CHECK: kiln.batch_norm
+func.func @fully_connected_3d(%x: tensor<1x2x2xf32>) -> tensor<1x2x2xf32> {
+  %w = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %f = kiln.fully_connected %x, %w {axis = 2 : i64} : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %s = kiln.constant dense<[4.0, 9.0]> : tensor<2xf32>
+  %y = kiln.batch_norm %f, %s, %s, %s, %s {epsilon = 1.0 : f32}
+       : (tensor<1x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2xf32>
+  return %y : tensor<1x2x2xf32>
+}
+
+// -----
+
+// A Gemm A * B^T + C folds like a fully connected layer (B's rows are the
+// features); with alpha 2 it does not.
+// CHECK-LABEL: func.func @gemm_bn
+// CHECK-DAG: %[[W:.+]] = kiln.constant dense<{{\[\[}}2.000000e+00, 4.000000e+00], [9.000000e+00, 1.200000e+01]]> : tensor<2x2xf32>
+// CHECK-DAG: %[[B:.+]] = kiln.constant dense<[5.000000e+00, 0.000000e+00]> : tensor<2xf32>
+// CHECK: %[[Y:.+]] = kiln.gemm %arg0, %[[W]], %[[B]] {transpose_b = true}
+// CHECK: %[[G:.+]] = kiln.gemm %arg0, %{{.+}}, %{{.+}} {alpha = 2.000000e+00 : f32, transpose_b = true}
+// CHECK: %[[Z:.+]] = kiln.batch_norm %[[G]]
+// CHECK: return %[[Y]], %[[Z]]
+func.func @gemm_bn(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = kiln.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %g = kiln.gemm %x, %w, %b {transpose_b = true} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %g2 = kiln.gemm %x, %w, %b {transpose_b = true, alpha = 2.0 : f32} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %s = kiln.constant dense<[4.0, 9.0]> : tensor<2xf32>
+  %t = kiln.constant dense<[5.0, 6.0]> : tensor<2xf32>
+  %m = kiln.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %v = kiln.constant dense<[3.0, 8.0]> : tensor<2xf32>
+  %y = kiln.batch_norm %g, %s, %t, %m, %v {epsilon = 1.0 : f32}
+       : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %z = kiln.batch_norm %g2, %s, %t, %m, %v {epsilon = 1.0 : f32}
+       : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %y, %z : tensor<3x2xf32>, tensor<3x2xf32>
+}

@@ -69,11 +69,55 @@ def KilnFoldBatchNormPass : Pass<"kiln-fold-batch-norm", "func::FuncOp"> {
     %b2 = kiln.constant dense<...> : tensor<8xf32>
     %y = kiln.convolution %x, %w2, %b2 {...} : (...) -> tensor<1x8x6x6xf32>
     ```
-    Weights or statistics that are not constants, other element types, and a
-    convolution whose output is used elsewhere too stay as they are.
+    A 2-D `kiln.fully_connected`, or a `kiln.gemm` `A * B^T + C` (alpha and
+    beta 1, C one value per column or none: an exported Linear layer),
+    followed by batch normalization over its features (dimension 1) folds
+    the same way, each weight row scaled. Weights or statistics that are not constants, other
+    element types, a fully connected layer of another rank, and a layer
+    whose output is used elsewhere too stay as they are.
   }];
   let statistics = [
     Statistic<"numFolded", "batch-norms-folded", "Number of batch normalizations folded into convolutions">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnMergeParallelLayersPass : Pass<"kiln-merge-parallel-layers", "func::FuncOp"> {
+  let summary = "Merge layers that read one tensor with the same parameters into one wider layer";
+  let description = [{
+    The TensorRT builder's "horizontal" fusion. `kiln.fully_connected` or
+    `kiln.convolution` (one group) layers that read the same tensor, with the
+    same attributes, constant weights of the same shape but for the output
+    features, a bias each or none, and the same activation as their only
+    user or none, become one layer whose weights (and biases) are theirs
+    concatenated along the output features, the common activation once, and
+    a `kiln.slice` of the result per original layer: one kernel instead of
+    several, each reading the input once. A transformer's Q, K and V
+    projections and an Inception module's 1x1 convolutions are the cases.
+    The new weights are built on the host (byte blocks concatenated, any
+    float type), as resource blobs named after the parts' keys joined by
+    `+`.
+
+    Before:
+    ```mlir
+    %q = kiln.fully_connected %x, %wq, %bq {axis = 2 : i64} : (tensor<1x16x64xf32>, tensor<64x64xf32>, tensor<64xf32>) -> tensor<1x16x64xf32>
+    %k = kiln.fully_connected %x, %wk, %bk {axis = 2 : i64} : (tensor<1x16x64xf32>, tensor<64x64xf32>, tensor<64xf32>) -> tensor<1x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %w = kiln.constant dense_resource<"wq+wk"> : tensor<128x64xf32>
+    %qk = kiln.fully_connected %x, %w, %b {axis = 2 : i64} : (...) -> tensor<1x16x128xf32>
+    %q = kiln.slice %qk {start = array<i64: 0, 0, 0>, size = array<i64: 1, 16, 64>, stride = array<i64: 1, 1, 1>} : ...
+    %k = kiln.slice %qk {start = array<i64: 0, 0, 64>, size = array<i64: 1, 16, 64>, stride = array<i64: 1, 1, 1>} : ...
+    ```
+    Not merged: a layer whose result (or activation) feeds a `kiln.concat`
+    (its producer writes in place into the concat's buffer, which a slice
+    of a merged result would have to be copied to), a grouped convolution,
+    weights that are not constants, and layers whose parameters differ.
+  }];
+  let statistics = [
+    Statistic<"numMerged", "merged-sets", "Number of merged layers made">,
+    Statistic<"numLayers", "layers-merged", "Number of layers merged into them">
   ];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
