@@ -1,12 +1,12 @@
-//===- MergeParallelLayers.cpp - one wide layer for parallel ones -*- C++
-//-*-===//
+//===- MergeParallelLayers.cpp - one layer for parallel ones ----*- C++ -*-===//
 //
 // kiln-merge-parallel-layers (the TensorRT builder's "horizontal" fusion;
 // Passes.td shows the IR): layers that read the same tensor with the same
 // parameters and constant weights (a transformer's Q, K and V projections,
-// an Inception module's 1x1 convolutions) become one layer whose weights
-// are theirs concatenated along the output features, followed by the
-// layers' common activation, whose result each reader takes a slice of.
+// as fully connected layers or as MatMul + Add; an Inception module's 1x1
+// convolutions) become one layer whose weights are theirs concatenated along
+// the output features, followed by the layers' common bias add and
+// activation, whose result each reader takes a slice of.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,19 +35,30 @@ namespace {
 /// importer's); larger ones become resource blobs.
 constexpr int64_t kDenseLimit = 64;
 
-/// One layer that may merge: the layer, its activation (its only user, if
-/// an activation), and the dimension of its result and of its weights that
-/// the merge concatenates.
+/// One layer that may merge: the layer, the add of its bias when that is a
+/// separate op (a MatMul's Add), its activation (the only user, if an
+/// activation), and the dimension of its result and of its weights that the
+/// merge concatenates.
 struct Member {
   Operation *layer = nullptr;
+  Operation *biasAdd = nullptr;
   Operation *activation = nullptr;
   Value weight, bias;
   int64_t resultDim = 0, weightDim = 0;
 
+  /// The value before the activation.
+  Value preActivation() const {
+    return (biasAdd ? biasAdd : layer)->getResult(0);
+  }
   Value result() const {
-    return (activation ? activation : layer)->getResult(0);
+    return activation ? activation->getResult(0) : preActivation();
   }
 };
+
+/// The only user of `v`, if it has exactly one.
+Operation *getOnlyUser(Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
 
 /// The bytes of a float constant, row-major (a splat expanded).
 std::optional<std::vector<char>> getConstantBytes(Value v) {
@@ -144,6 +155,27 @@ std::optional<Member> getMember(Operation *layer) {
     m.bias = conv.getBias();
     m.resultDim = 1;
     m.weightDim = 0;
+  } else if (auto mm = dyn_cast<MatmulOp>(layer)) {
+    // x * W (or W^T) with 2-D constant weights, then maybe + b: a Linear
+    // layer as exporters write it.
+    auto rhs = cast<RankedTensorType>(mm.getRhs().getType());
+    if (mm.getTransposeLhs() || rhs.getRank() != 2)
+      return std::nullopt;
+    m.weight = mm.getRhs();
+    m.resultDim = mm.getType().getRank() - 1;
+    m.weightDim = mm.getTransposeRhs() ? 0 : 1;
+    auto add = dyn_cast_or_null<BinaryOp>(getOnlyUser(mm.getResult()));
+    if (add && add.getKind() == BinaryKind::Add) {
+      Value other =
+          add.getLhs() == mm.getResult() ? add.getRhs() : add.getLhs();
+      auto type = cast<RankedTensorType>(other.getType());
+      if (other.getDefiningOp<ConstantOp>() && type.getRank() == 1 &&
+          type.getDimSize(0) == mm.getType().getDimSize(m.resultDim) &&
+          add.getType() == mm.getType()) {
+        m.biasAdd = add;
+        m.bias = other;
+      }
+    }
   } else {
     return std::nullopt;
   }
@@ -151,9 +183,7 @@ std::optional<Member> getMember(Operation *layer) {
       (m.bias && !m.bias.getDefiningOp<ConstantOp>()) ||
       !cast<RankedTensorType>(layer->getResult(0).getType()).hasStaticShape())
     return std::nullopt;
-  Value result = layer->getResult(0);
-  if (result.hasOneUse() && isa<ActivationOp>(*result.getUsers().begin()))
-    m.activation = *result.getUsers().begin();
+  m.activation = dyn_cast_or_null<ActivationOp>(getOnlyUser(m.preActivation()));
   // A concat's input is written in place into the concat's buffer; as a
   // slice of a merged result it would be copied there.
   if (llvm::any_of(m.result().getUsers(), llvm::IsaPred<ConcatOp>))
@@ -171,7 +201,8 @@ std::string getMergeKey(const Member &m) {
   auto weight = cast<RankedTensorType>(m.weight.getType());
   for (auto [d, size] : llvm::enumerate(weight.getShape()))
     os << "x" << (static_cast<int64_t>(d) == m.weightDim ? -1 : size);
-  os << weight.getElementType() << (m.bias ? "+bias" : "");
+  os << weight.getElementType() << (m.bias ? "+bias" : "")
+     << (m.biasAdd ? "+add" : "");
   if (m.activation)
     os << m.activation->getName() << m.activation->getAttrDictionary();
   return key;
@@ -195,6 +226,8 @@ LogicalResult merge(ArrayRef<Member> members) {
       biases.push_back(m.bias);
   }
   Location loc = FusedLoc::get(b.getContext(), locs);
+  // The weights' dimensions must be laid out as merged: a MatMul's W is
+  // C x K, so its columns are concatenated; the biases along their one.
   Value weight = concatConstants(b, loc, weights, first.weightDim);
   Value bias = biases.empty() ? Value() : concatConstants(b, loc, biases, 0);
   if (!weight || (!biases.empty() && !bias))
@@ -213,21 +246,24 @@ LogicalResult merge(ArrayRef<Member> members) {
   mapping.map(first.weight, weight);
   if (first.bias)
     mapping.map(first.bias, bias);
-  Operation *layer = b.clone(*first.layer, mapping);
-  layer->setLoc(loc);
-  layer->getResult(0).setType(mergedType);
-  Value merged = layer->getResult(0);
-  if (first.activation) {
-    IRMapping act;
-    act.map(first.layer->getResult(0), merged);
-    Operation *activation = b.clone(*first.activation, act);
-    SmallVector<Location> actLocs;
+  // The layer, its bias add and its activation, each once over the merged
+  // width, located at all the ops it replaces.
+  Value merged;
+  auto cloneMerged = [&](Operation *op, auto opOf) {
+    SmallVector<Location> opLocs;
     for (const Member &m : members)
-      actLocs.push_back(m.activation->getLoc());
-    activation->setLoc(FusedLoc::get(b.getContext(), actLocs));
-    activation->getResult(0).setType(mergedType);
-    merged = activation->getResult(0);
-  }
+      opLocs.push_back(opOf(m)->getLoc());
+    Operation *clone = b.clone(*op, mapping);
+    clone->setLoc(FusedLoc::get(b.getContext(), opLocs));
+    clone->getResult(0).setType(mergedType);
+    mapping.map(op->getResult(0), clone->getResult(0));
+    merged = clone->getResult(0);
+  };
+  cloneMerged(first.layer, [](const Member &m) { return m.layer; });
+  if (first.biasAdd)
+    cloneMerged(first.biasAdd, [](const Member &m) { return m.biasAdd; });
+  if (first.activation)
+    cloneMerged(first.activation, [](const Member &m) { return m.activation; });
 
   // All slices first: the builder inserts before a member's layer, which
   // goes only after.
@@ -248,6 +284,8 @@ LogicalResult merge(ArrayRef<Member> members) {
     m.result().replaceAllUsesWith(slice);
     if (m.activation)
       m.activation->erase();
+    if (m.biasAdd)
+      m.biasAdd->erase();
     m.layer->erase();
   }
   return success();

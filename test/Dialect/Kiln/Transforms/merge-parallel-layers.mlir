@@ -79,3 +79,29 @@ func.func @not_merged(%x: tensor<1x2x4x4xf32>, %y: tensor<4x2xf32>, %u: tensor<4
   %v2 = kiln.fully_connected %v, %wv : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
   return %c1, %c2, %a1, %a2, %cat, %g1, %g2, %v1, %v2 : tensor<1x2x4x4xf32>, tensor<1x2x2x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// Linear layers as exporters write them, MatMul by C x K weights then Add of
+// a K bias: the weights' columns are concatenated (row i of the merged
+// weights is row i of %w1 then row i of %w2), the biases likewise, and the
+// add is done once on the merged result.
+// CHECK-LABEL: func.func @matmul_add
+// CHECK-DAG: %[[W:.+]] = kiln.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 5.000000e+00], [3.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK-DAG: %[[B:.+]] = kiln.constant dense<[1.000000e-01, 2.000000e-01, 3.000000e-01]> : tensor<3xf32>
+// CHECK: %[[M:.+]] = kiln.matmul %arg0, %[[W]] : (tensor<1x4x2xf32>, tensor<2x3xf32>) -> tensor<1x4x3xf32>
+// CHECK: %[[A:.+]] = kiln.binary  add %[[M]], %[[B]] : (tensor<1x4x3xf32>, tensor<3xf32>) -> tensor<1x4x3xf32>
+// CHECK: kiln.slice %[[A]] {size = array<i64: 1, 4, 2>, start = array<i64: 0, 0, 0>, stride = array<i64: 1, 1, 1>}
+// CHECK: kiln.slice %[[A]] {size = array<i64: 1, 4, 1>, start = array<i64: 0, 0, 2>, stride = array<i64: 1, 1, 1>}
+// CHECK-NOT: kiln.matmul
+func.func @matmul_add(%x: tensor<1x4x2xf32>) -> (tensor<1x4x2xf32>, tensor<1x4x1xf32>) {
+  %w1 = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b1 = kiln.constant dense<[0.1, 0.2]> : tensor<2xf32>
+  %w2 = kiln.constant dense<[[5.0], [6.0]]> : tensor<2x1xf32>
+  %b2 = kiln.constant dense<[0.3]> : tensor<1xf32>
+  %m1 = kiln.matmul %x, %w1 : (tensor<1x4x2xf32>, tensor<2x2xf32>) -> tensor<1x4x2xf32>
+  %y1 = kiln.binary add %m1, %b1 : (tensor<1x4x2xf32>, tensor<2xf32>) -> tensor<1x4x2xf32>
+  %m2 = kiln.matmul %x, %w2 : (tensor<1x4x2xf32>, tensor<2x1xf32>) -> tensor<1x4x1xf32>
+  %y2 = kiln.binary add %b2, %m2 : (tensor<1xf32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
+  return %y1, %y2 : tensor<1x4x2xf32>, tensor<1x4x1xf32>
+}

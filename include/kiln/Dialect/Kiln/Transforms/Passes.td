@@ -85,8 +85,10 @@ def KilnFoldBatchNormPass : Pass<"kiln-fold-batch-norm", "func::FuncOp"> {
 def KilnMergeParallelLayersPass : Pass<"kiln-merge-parallel-layers", "func::FuncOp"> {
   let summary = "Merge layers that read one tensor with the same parameters into one wider layer";
   let description = [{
-    The TensorRT builder's "horizontal" fusion. `kiln.fully_connected` or
-    `kiln.convolution` (one group) layers that read the same tensor, with the
+    The TensorRT builder's "horizontal" fusion. `kiln.fully_connected`,
+    `kiln.convolution` (one group) or `kiln.matmul` by 2-D constant weights
+    (with its bias as a following `kiln.binary add` of a 1-D constant, as
+    exporters write a Linear layer) that read the same tensor, with the
     same attributes, constant weights of the same shape but for the output
     features, a bias each or none, and the same activation as their only
     user or none, become one layer whose weights (and biases) are theirs
