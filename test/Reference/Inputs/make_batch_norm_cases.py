@@ -76,6 +76,11 @@ def case(name, x_shape, k, kernel, stride=1, group=1, bias=True, relu=False,
     if expose_conv:
         outputs.append(helper.make_tensor_value_info("c", TensorProto.FLOAT, conv.shape))
         expected.append(conv)
+    save(name, nodes, x, outputs, expected, inits)
+
+
+def save(name, nodes, x, outputs, expected, inits):
+    """Writes the model of `nodes` (input x) and its test data set."""
     graph = helper.make_graph(nodes, name,
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
                               outputs, inits)
@@ -115,19 +120,8 @@ def gemm_case(name, n, c, k):
     nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"], transB=1),
              helper.make_node("BatchNormalization", ["g", "s", "t", "m", "v"], ["y"],
                               epsilon=eps)]
-    graph = helper.make_graph(nodes, name,
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)],
-                              inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
-    model.ir_version = 8
-    d = os.path.join(out, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(x, "x").SerializeToString())
-    with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(y.astype(np.float32), "y").SerializeToString())
+    save(name, nodes, x, [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)],
+         [y], inits)
 
 
 gemm_case("gemm_bn", 4, 10, 6)

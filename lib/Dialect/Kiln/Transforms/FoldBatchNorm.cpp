@@ -136,85 +136,47 @@ FailureOr<FoldedWeights> foldIntoWeights(Value weight, Value bias,
   return folded;
 }
 
-struct FoldBatchNormIntoConvolution : OpRewritePattern<BatchNormOp> {
+/// True for the layers whose output features batch normalization's
+/// channels (dimension 1) are, with weights [features, ...] and a bias
+/// [features] or none as operands 1 and 2: a convolution, a 2-D fully
+/// connected layer, a Gemm A * B^T + C with alpha and beta 1 (an exported
+/// Linear layer) and C one value per column or none.
+bool canFoldInto(Operation *layer) {
+  if (isa<ConvolutionOp>(layer))
+    return true;
+  if (auto fc = dyn_cast<FullyConnectedOp>(layer))
+    return fc.getType().getRank() == 2;
+  auto gemm = dyn_cast<GemmOp>(layer);
+  return gemm && !gemm.getTransposeA() && gemm.getTransposeB() &&
+         gemm.getAlpha().isExactlyValue(1.0) &&
+         gemm.getBeta().isExactlyValue(1.0) &&
+         (!gemm.getC() ||
+          cast<RankedTensorType>(gemm.getC().getType()).getRank() == 1);
+}
+
+struct FoldBatchNormIntoLayer : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
-    auto conv = bn.getInput().getDefiningOp<ConvolutionOp>();
-    if (!conv || !conv->hasOneUse())
-      return rewriter.notifyMatchFailure(bn, "input is not a convolution "
-                                             "used only here");
-    rewriter.setInsertionPoint(conv);
-    FailureOr<FoldedWeights> w =
-        foldIntoWeights(conv.getFilter(), conv.getBias(), bn, rewriter);
-    if (failed(w))
-      return failure();
-    auto folded = ConvolutionOp::create(
-        rewriter, conv.getLoc(), bn.getType(), conv.getInput(), w->weight,
-        w->bias, conv.getStridesAttr(), conv.getPadsAttr(),
-        conv.getDilationsAttr(), conv.getGroupsAttr());
-    folded->setDiscardableAttrs(conv->getDiscardableAttrDictionary());
-    rewriter.replaceOp(bn, folded.getResult());
-    rewriter.eraseOp(conv);
-    return success();
-  }
-};
-
-/// A Gemm y = A * B^T + C (alpha and beta 1, B transposed: an exported
-/// Linear layer), whose columns are batch normalization's channels; C, if
-/// any, one value per column.
-struct FoldBatchNormIntoGemm : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(BatchNormOp bn,
-                                PatternRewriter &rewriter) const override {
-    auto gemm = bn.getInput().getDefiningOp<GemmOp>();
-    if (!gemm || !gemm->hasOneUse() || gemm.getTransposeA() ||
-        !gemm.getTransposeB() || !gemm.getAlpha().isExactlyValue(1.0) ||
-        !gemm.getBeta().isExactlyValue(1.0) ||
-        (gemm.getC() &&
-         cast<RankedTensorType>(gemm.getC().getType()).getRank() != 1))
+    Operation *layer = bn.getInput().getDefiningOp();
+    if (!layer || !layer->hasOneUse() || !canFoldInto(layer))
       return rewriter.notifyMatchFailure(
-          bn, "input is not a Gemm A * B^T + C used only here");
-    rewriter.setInsertionPoint(gemm);
+          bn, "input is not a convolution, a 2-D fully connected layer or a "
+              "Gemm A * B^T + C, used only here");
+    rewriter.setInsertionPoint(layer);
+    Value bias = layer->getNumOperands() > 2 ? layer->getOperand(2) : Value();
     FailureOr<FoldedWeights> w =
-        foldIntoWeights(gemm.getB(), gemm.getC(), bn, rewriter);
+        foldIntoWeights(layer->getOperand(1), bias, bn, rewriter);
     if (failed(w))
       return failure();
-    auto folded = GemmOp::create(
-        rewriter, gemm.getLoc(), bn.getType(), gemm.getA(), w->weight, w->bias,
-        gemm.getAlphaAttr(), gemm.getBetaAttr(), gemm.getTransposeAAttr(),
-        gemm.getTransposeBAttr());
-    folded->setDiscardableAttrs(gemm->getDiscardableAttrDictionary());
-    rewriter.replaceOp(bn, folded.getResult());
-    rewriter.eraseOp(gemm);
-    return success();
-  }
-};
-
-/// A fully connected layer with a 2-D result, whose features are batch
-/// normalization's channels (dimension 1).
-struct FoldBatchNormIntoFullyConnected : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(BatchNormOp bn,
-                                PatternRewriter &rewriter) const override {
-    auto fc = bn.getInput().getDefiningOp<FullyConnectedOp>();
-    if (!fc || !fc->hasOneUse() || fc.getType().getRank() != 2)
-      return rewriter.notifyMatchFailure(bn, "input is not a 2-D fully "
-                                             "connected layer used only here");
-    rewriter.setInsertionPoint(fc);
-    FailureOr<FoldedWeights> w =
-        foldIntoWeights(fc.getWeight(), fc.getBias(), bn, rewriter);
-    if (failed(w))
-      return failure();
-    auto folded = FullyConnectedOp::create(rewriter, fc.getLoc(), bn.getType(),
-                                           fc.getInput(), w->weight, w->bias,
-                                           fc.getAxisAttr());
-    folded->setDiscardableAttrs(fc->getDiscardableAttrDictionary());
-    rewriter.replaceOp(bn, folded.getResult());
-    rewriter.eraseOp(fc);
+    // The same layer (attributes, location) with the new weights and a
+    // bias, which it may not have had.
+    Operation *folded = rewriter.clone(*layer);
+    folded->setOperands({layer->getOperand(0), w->weight, w->bias});
+    folded->getResult(0).setType(bn.getType());
+    rewriter.replaceOp(bn, folded->getResults());
+    rewriter.eraseOp(layer);
     return success();
   }
 };
@@ -225,8 +187,7 @@ struct FoldBatchNormPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldBatchNormIntoConvolution, FoldBatchNormIntoFullyConnected,
-                 FoldBatchNormIntoGemm>(&getContext());
+    patterns.add<FoldBatchNormIntoLayer>(&getContext());
     int64_t before = 0, after = 0;
     getOperation().walk([&](BatchNormOp) { ++before; });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
