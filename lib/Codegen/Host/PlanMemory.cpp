@@ -157,10 +157,21 @@ void PlanMemory::runOnOperation() {
       continue;
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
       if (auto pairs = launch->getAttrOfType<DenseI64ArrayAttr>(
-              KilnGPUDialect::getInPlaceAttrName()))
-        for (unsigned i = 0; i + 1 < pairs.size(); i += 2)
-          candidates.push_back({step, launch.getKernelOperands()[pairs[i]],
-                                launch.getKernelOperands()[pairs[i + 1]]});
+              KilnGPUDialect::getInPlaceAttrName())) {
+        // The kernel's analysis saw each argument alone: a buffer that it
+        // also reaches through another argument (a view) stays apart.
+        auto passedOnce = [&](Value v) {
+          return llvm::count_if(launch.getKernelOperands(), [&](Value o) {
+                   return getRootBuffer(o) == getRootBuffer(v);
+                 }) == 1;
+        };
+        for (unsigned i = 0; i + 1 < pairs.size(); i += 2) {
+          Value read = launch.getKernelOperands()[pairs[i]];
+          Value written = launch.getKernelOperands()[pairs[i + 1]];
+          if (passedOnce(read) && passedOnce(written))
+            candidates.push_back({step, read, written});
+        }
+      }
     for (Value operand : op.getOperands()) {
       if (!isa<MemRefType>(operand.getType()))
         continue;

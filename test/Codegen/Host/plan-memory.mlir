@@ -109,3 +109,29 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// Not in place: the launch also reads %a through a view (another argument),
+// which the kernel's analysis did not see; %b gets its own bytes.
+// CHECK-LABEL: func.func @in_place_view
+// CHECK-SAME:  kiln_gpu.arena_bytes = 8192 : i64
+// CHECK:       memref.alloc() {kiln_gpu.arena_offset = 0 : i64} : memref<1024xf32>
+// CHECK:       memref.alloc() {kiln_gpu.arena_offset = 4096 : i64} : memref<1024xf32>
+module attributes {gpu.container_module} {
+  gpu.module @kiln_kernels {
+    gpu.func @k(%in: memref<1024xf32>, %view: memref<32x32xf32>, %out: memref<1024xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @in_place_view(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+    %c1 = arith.constant 1 : index
+    %a = memref.alloc() : memref<1024xf32>
+    memref.copy %x, %a : memref<1024xf32> to memref<1024xf32>
+    %v = memref.expand_shape %a [[0, 1]] output_shape [32, 32] : memref<1024xf32> into memref<32x32xf32>
+    %b = memref.alloc() : memref<1024xf32>
+    gpu.launch_func @kiln_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<1024xf32>, %v : memref<32x32xf32>, %b : memref<1024xf32>) {kiln_gpu.in_place = array<i64: 0, 2>}
+    memref.copy %b, %y : memref<1024xf32> to memref<1024xf32>
+    return
+  }
+}

@@ -224,7 +224,8 @@ def KilnPlanMemoryPass : Pass<"kiln-plan-memory", "func::FuncOp"> {
 
     In place: when a launch's `kiln_gpu.in_place` pairs an input buffer that
     no later step uses with an output buffer that no earlier step uses (both
-    allocations of the same size, passed whole), the output takes the
+    allocations of the same size, passed whole, neither also reached through
+    another argument of the launch), the output takes the
     input's bytes: one buffer from the input's first step to the output's
     last. `kiln-gpu-form-kernels` sets the pairs where the kernel reads each
     element of the input before, or as it writes, the same element of the
