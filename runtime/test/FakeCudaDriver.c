@@ -622,6 +622,8 @@ static CUresult launch(CUfunction f, unsigned int gridX, unsigned int gridY,
 
 struct CUevent_st {
   double ms;
+  /* Kernel launches and graph launches done when it was last recorded. */
+  int launches, graphLaunches;
 };
 static atomic_int liveStreams, liveEvents;
 
@@ -674,6 +676,8 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
   FAULT("cuEventRecord", CUDA_ERROR_UNKNOWN);
   clock_gettime(CLOCK_MONOTONIC, &now);
   event->ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+  event->launches = atomic_load(&launchCount);
+  event->graphLaunches = atomic_load(&graphLaunches);
   return CUDA_SUCCESS;
 }
 
@@ -857,6 +861,14 @@ int kiln_fake_cuda_live_graphs(void) { return atomic_load(&liveGraphs); }
 int kiln_fake_cuda_graph_launches(void) { return atomic_load(&graphLaunches); }
 int kiln_fake_cuda_live_events(void) { return atomic_load(&liveEvents); }
 int kiln_fake_cuda_context_refs(void) { return atomic_load(&primaryRefs); }
+/* The kernel launches (-1: never recorded) and graph launches done when
+   `event` was last recorded. */
+int kiln_fake_cuda_event_launches(CUevent event) {
+  return event->ms > 0 ? event->launches : -1;
+}
+int kiln_fake_cuda_event_graph_launches(CUevent event) {
+  return event->graphLaunches;
+}
 /* Fault injection: the driver calls since the last cuInit, and the name of
    the call KILN_FAKE_CUDA_FAIL_AT made fail ("" when none did), as the
    runtime names it in messages ("cuMemAlloc", not "cuMemAlloc_v2"). */

@@ -88,6 +88,9 @@ protected:
     contextRefs = symbol<int (*)()>("kiln_fake_cuda_context_refs");
     callCount = symbol<int (*)()>("kiln_fake_cuda_call_count");
     failedCall = symbol<const char *(*)()>("kiln_fake_cuda_failed_call");
+    eventLaunches = symbol<int (*)(void *)>("kiln_fake_cuda_event_launches");
+    eventGraphLaunches =
+        symbol<int (*)(void *)>("kiln_fake_cuda_event_graph_launches");
   }
   void TearDown() override {
     for (const char *name : kFakeEnv)
@@ -133,6 +136,8 @@ protected:
   int (*contextRefs)() = nullptr;
   int (*callCount)() = nullptr;
   const char *(*failedCall)() = nullptr;
+  int (*eventLaunches)(void *) = nullptr;
+  int (*eventGraphLaunches)(void *) = nullptr;
 };
 
 /// Device buffers (host memory under the fake driver) for a, b and out.

@@ -185,7 +185,10 @@ TEST_F(GpuEngineTest, PtxPlanMatchesTheHost) {
 
   auto stream = runtime_->createStream();
   auto start = runtime_->createEvent(), end = runtime_->createEvent();
-  ASSERT_TRUE(stream.isOk() && start.isOk() && end.isOk());
+  auto consumed = runtime_->createEvent();
+  ASSERT_TRUE(stream.isOk() && start.isOk() && end.isOk() && consumed.isOk());
+  // The input-consumed event completes between the two around the enqueue.
+  (*context)->setInputConsumedEvent(*consumed);
   ASSERT_TRUE(runtime_->recordEvent(*start, *stream));
   Status enqueued = (*context)->enqueue(*stream);
   ASSERT_TRUE(enqueued) << enqueued.toString();
@@ -193,6 +196,13 @@ TEST_F(GpuEngineTest, PtxPlanMatchesTheHost) {
   auto ms = runtime_->elapsedMs(*start, *end);
   ASSERT_TRUE(ms.isOk()) << ms.status().toString();
   EXPECT_GE(*ms, 0.0f);
+  auto toConsumed = runtime_->elapsedMs(*start, *consumed);
+  auto fromConsumed = runtime_->elapsedMs(*consumed, *end);
+  ASSERT_TRUE(toConsumed.isOk() && fromConsumed.isOk());
+  EXPECT_GE(*toConsumed, 0.0f);
+  EXPECT_GE(*fromConsumed, 0.0f);
+  (*context)->setInputConsumedEvent(nullptr);
+  EXPECT_TRUE(runtime_->destroyEvent(*consumed));
   ASSERT_TRUE(runtime_->synchronize(*stream));
 
   std::vector<float> y(n);

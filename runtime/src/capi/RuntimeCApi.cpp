@@ -572,6 +572,16 @@ kiln_status kiln_context_set_cuda_graphs(kiln_context *context, int enabled) {
   });
 }
 
+kiln_status kiln_context_set_input_consumed_event(kiln_context *context,
+                                                  void *event) {
+  return run("kiln_context_set_input_consumed_event", [&]() -> Status {
+    if (!context)
+      return null("kiln_context_set_input_consumed_event", "context");
+    context->context->setInputConsumedEvent(event);
+    return Status::ok();
+  });
+}
+
 kiln_status kiln_context_enqueue(kiln_context *context, void *stream) {
   return run("kiln_context_enqueue", [&]() -> Status {
     if (!context)

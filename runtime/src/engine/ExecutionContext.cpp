@@ -65,12 +65,49 @@ StatusOr<std::unique_ptr<ExecutionContext>> Engine::createExecutionContext() {
   return context;
 }
 
+/// The index of the last step of `plan` that reads an input tensor (a
+/// kernel argument it reads, a copy's source, a library call's buffer), or
+/// -1 when none does.
+static int64_t findLastInputReader(const PlanContents &plan) {
+  auto isInput = [&](const Address &a) {
+    return a.space == MemorySpace::Tensor && a.index < plan.tensors.size() &&
+           plan.tensors[a.index].isInput;
+  };
+  int64_t last = -1;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &step = plan.steps[i];
+    bool reads = false;
+    switch (step.kind) {
+    case Step::Kind::Launch:
+      for (const KernelArg &arg : step.launch.args)
+        reads |= arg.kind == KernelArg::Kind::Pointer &&
+                 (arg.access == KernelArg::Access::Read ||
+                  arg.access == KernelArg::Access::ReadWrite) &&
+                 isInput(arg.address);
+      break;
+    case Step::Kind::Copy:
+      reads = isInput(step.copy.src);
+      break;
+    case Step::Kind::Fill:
+      break;
+    case Step::Kind::LibraryCall:
+      for (const LibraryCallBuffer &buffer : step.libraryCall.buffers)
+        reads |= isInput(buffer.address);
+      break;
+    }
+    if (reads)
+      last = static_cast<int64_t>(i);
+  }
+  return last;
+}
+
 ExecutionContext::ExecutionContext(Engine &engine,
                                    std::unique_ptr<detail::Program> program)
     : engine_(engine), program_(std::move(program)),
       tensorAddresses_(engine.plan_.tensors.size(), 0),
       tensorBound_(engine.plan_.tensors.size(), false),
-      unboundTensors_(engine.plan_.tensors.size()) {}
+      unboundTensors_(engine.plan_.tensors.size()),
+      lastInputReader_(findLastInputReader(engine.plan_)) {}
 
 ExecutionContext::~ExecutionContext() {
   Runtime &runtime = engine_.runtime_;
@@ -179,10 +216,10 @@ Status ExecutionContext::enqueue(void *stream) {
     return s;
   if (cudaGraphs_ && !profiler_)
     return enqueueGraph(stream);
-  return enqueueSteps(stream);
+  return enqueueSteps(stream, /*recordInputConsumed=*/true);
 }
 
-Status ExecutionContext::enqueueSteps(void *stream) {
+Status ExecutionContext::enqueueSteps(void *stream, bool recordInputConsumed) {
   const PlanContents &plan = engine_.plan_;
   Runtime &runtime = engine_.runtime_;
   const Driver::Api &api = runtime.driver_->api();
@@ -198,6 +235,11 @@ Status ExecutionContext::enqueueSteps(void *stream) {
     if (Status s = runtime.recordEvent(events_[0], stream); !s)
       return s;
   }
+  // The input-consumed event goes after the last step that reads an input.
+  void *consumed = recordInputConsumed ? inputConsumed_ : nullptr;
+  if (consumed && lastInputReader_ < 0)
+    if (Status s = runtime.recordEvent(consumed, stream); !s)
+      return s;
   for (size_t i = 0; i < n; ++i) {
     if (profiler_ && i > 0)
       if (Status s = runtime.recordEvent(events_[i], stream); !s)
@@ -206,6 +248,9 @@ Status ExecutionContext::enqueueSteps(void *stream) {
       return Status(s.code(), "step " + std::to_string(i) + " (" +
                                   detail::describeStep(plan, plan.steps[i]) +
                                   "): " + s.message());
+    if (consumed && static_cast<int64_t>(i) == lastInputReader_)
+      if (Status s = runtime.recordEvent(consumed, stream); !s)
+        return s;
   }
   return profiler_ ? reportProfile(stream) : Status::ok();
 }
@@ -227,7 +272,8 @@ Status ExecutionContext::enqueueGraph(void *stream) {
         api.streamBeginCapture(cuStream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
     if (r != CUDA_SUCCESS)
       return driverError("cuStreamBeginCapture", r);
-    Status captured = enqueueSteps(stream);
+    // The application's event is recorded after the graph, not captured.
+    Status captured = enqueueSteps(stream, /*recordInputConsumed=*/false);
     // The capture ends whatever happened, so the stream stays usable.
     CUgraph graph = nullptr;
     r = api.streamEndCapture(cuStream, &graph);
@@ -272,7 +318,10 @@ Status ExecutionContext::enqueueGraph(void *stream) {
     ++graphCaptures_;
   }
   CUresult r = api.graphLaunch(static_cast<CUgraphExec>(graphExec_), cuStream);
-  return r == CUDA_SUCCESS ? Status::ok() : driverError("cuGraphLaunch", r);
+  if (r != CUDA_SUCCESS)
+    return driverError("cuGraphLaunch", r);
+  return inputConsumed_ ? runtime.recordEvent(inputConsumed_, stream)
+                        : Status::ok();
 }
 
 void ExecutionContext::destroyGraph() {

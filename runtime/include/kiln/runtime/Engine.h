@@ -169,6 +169,18 @@ public:
   /// How many times enqueue() captured the steps into a graph.
   int graphCaptures() const { return graphCaptures_; }
 
+  /// The input-consumed event (the TensorRT guide's `inputConsumed`): with
+  /// one set (a CUevent the application created), enqueue() records it on
+  /// the stream right after the last step that reads an input tensor (before
+  /// the first step when none does), so that when it completes the
+  /// application may write the next inputs while the rest still runs. With
+  /// CUDA graphs it is recorded after the graph. nullptr (the default)
+  /// records none. The event must outlive the enqueues that record it.
+  void setInputConsumedEvent(void *event) { inputConsumed_ = event; }
+  void *inputConsumedEvent() const { return inputConsumed_; }
+  /// The index of the last step that reads an input tensor, -1 if none.
+  int64_t lastInputReadingStep() const { return lastInputReader_; }
+
   /// Enqueues every step on `stream` (a CUstream; nullptr is the legacy
   /// default stream) and returns without waiting. Fails (InvalidArgument)
   /// when a tensor is unbound or the arena is not set, DriverError (naming
@@ -202,8 +214,9 @@ private:
   /// One event before each step and one after the last (profiling only).
   std::vector<void *> events_;
   Status reportProfile(void *stream);
-  /// Enqueues the steps themselves (profiled or not).
-  Status enqueueSteps(void *stream);
+  /// Enqueues the steps themselves (profiled or not), recording the
+  /// input-consumed event among them when `recordInputConsumed`.
+  Status enqueueSteps(void *stream, bool recordInputConsumed);
   /// Captures the steps (again) when needed, then launches the graph.
   Status enqueueGraph(void *stream);
   void destroyGraph();
@@ -213,6 +226,8 @@ private:
   void *graphExec_ = nullptr;
   bool graphStale_ = true;
   int graphCaptures_ = 0;
+  void *inputConsumed_ = nullptr;
+  int64_t lastInputReader_ = -1;
 };
 
 } // namespace kiln::rt

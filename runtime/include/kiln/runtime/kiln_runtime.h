@@ -242,6 +242,13 @@ kiln_status kiln_context_set_tensor_address(kiln_context *context,
 /// an address changes; the stream must then not be NULL. Off by default
 /// (ExecutionContext::setCudaGraphs).
 kiln_status kiln_context_set_cuda_graphs(kiln_context *context, int enabled);
+/// The input-consumed event: `event` (a CUevent of the application's, or
+/// NULL for none) is recorded on the enqueue's stream after the last step
+/// that reads an input tensor (after the graph with CUDA graphs on), so that
+/// the inputs may be refilled once it completes
+/// (ExecutionContext::setInputConsumedEvent).
+kiln_status kiln_context_set_input_consumed_event(kiln_context *context,
+                                                  void *event);
 /// Enqueues every step on `stream` (NULL: the legacy default stream) and
 /// returns without waiting.
 kiln_status kiln_context_enqueue(kiln_context *context, void *stream);
