@@ -39,8 +39,9 @@ protected:
           {"out", nullptr}}) {
       uint64_t p = *rt_->allocate(bytes());
       buffers_.push_back(p);
-      if (host)
+      if (host) {
         ASSERT_TRUE(rt_->copyToDevice(p, host->data(), bytes()));
+      }
       ASSERT_TRUE(context_->setTensorAddress(name, p));
     }
     auto stream = rt_->createStream();
