@@ -100,7 +100,8 @@ FailureOr<FoldedWeights> foldIntoWeights(Value weight, Value bias,
   if (channels == 0 || static_cast<int64_t>(scale->size()) != channels ||
       static_cast<int64_t>(shift->size()) != channels ||
       static_cast<int64_t>(mean->size()) != channels ||
-      static_cast<int64_t>(variance->size()) != channels)
+      static_cast<int64_t>(variance->size()) != channels ||
+      (oldBias && static_cast<int64_t>(oldBias->size()) != channels))
     return rewriter.notifyMatchFailure(bn, "not one parameter per channel");
 
   int64_t perChannel = weightType.getNumElements() / channels;

@@ -66,6 +66,9 @@ std::optional<std::vector<char>> getConstantBytes(Value v) {
   if (!constant || !isa<FloatType>(constant.getType().getElementType()))
     return std::nullopt;
   RankedTensorType type = constant.getType();
+  // Whole bytes per element (no sub-byte floats), and some elements.
+  if (type.getElementTypeBitWidth() % 8 != 0 || type.getNumElements() == 0)
+    return std::nullopt;
   size_t elementBytes = type.getElementTypeBitWidth() / 8;
   size_t bytes = static_cast<size_t>(type.getNumElements()) * elementBytes;
   ElementsAttr value = constant.getValue();
@@ -159,7 +162,8 @@ std::optional<Member> getMember(Operation *layer) {
     // x * W (or W^T) with 2-D constant weights, then maybe + b: a Linear
     // layer as exporters write it.
     auto rhs = cast<RankedTensorType>(mm.getRhs().getType());
-    if (mm.getTransposeLhs() || rhs.getRank() != 2)
+    if (mm.getTransposeLhs() || rhs.getRank() != 2 ||
+        mm.getType().getRank() < 1)
       return std::nullopt;
     m.weight = mm.getRhs();
     m.resultDim = mm.getType().getRank() - 1;

@@ -164,3 +164,20 @@ func.func @gemm_bn(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
        : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   return %y, %z : tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// A Gemm whose C is one value broadcast over the columns: not one bias per
+// feature; nothing folds (and nothing reads past C).
+// CHECK-LABEL: func.func @gemm_scalar_c
+// CHECK: kiln.gemm
+// CHECK: kiln.batch_norm
+func.func @gemm_scalar_c(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %c = kiln.constant dense<[1.0]> : tensor<1xf32>
+  %g = kiln.gemm %x, %w, %c {transpose_b = true} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<1xf32>) -> tensor<3x2xf32>
+  %s = kiln.constant dense<[4.0, 9.0]> : tensor<2xf32>
+  %y = kiln.batch_norm %g, %s, %s, %s, %s {epsilon = 1.0 : f32}
+       : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

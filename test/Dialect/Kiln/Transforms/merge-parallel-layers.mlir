@@ -105,3 +105,16 @@ func.func @matmul_add(%x: tensor<1x4x2xf32>) -> (tensor<1x4x2xf32>, tensor<1x4x1
   %y2 = kiln.binary add %b2, %m2 : (tensor<1xf32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
   return %y1, %y2 : tensor<1x4x2xf32>, tensor<1x4x1xf32>
 }
+
+// -----
+
+// Not merged, without failing: empty weights (nothing to concatenate).
+// CHECK-LABEL: func.func @empty_weights
+// CHECK-COUNT-2: kiln.fully_connected %arg0
+// CHECK-NOT: kiln.slice
+func.func @empty_weights(%e: tensor<2x0xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %z = kiln.constant dense<1.0> : tensor<2x0xf32>
+  %c = kiln.fully_connected %e, %z : (tensor<2x0xf32>, tensor<2x0xf32>) -> tensor<2x2xf32>
+  %d = kiln.fully_connected %e, %z : (tensor<2x0xf32>, tensor<2x0xf32>) -> tensor<2x2xf32>
+  return %c, %d : tensor<2x2xf32>, tensor<2x2xf32>
+}
