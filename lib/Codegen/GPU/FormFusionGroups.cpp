@@ -133,7 +133,9 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
     SmallVector<bool> opTiled = tiled[op];
     for (OpOperand &operand : op->getOpOperands()) {
       linalg::LinalgOp producer = getTopLevelProducer(operand.get(), block);
-      if (!producer || group.contains(producer))
+      // (A producer with a loop of no iterations cannot be tiled.)
+      if (!producer || group.contains(producer) ||
+          llvm::is_contained(producer.getStaticLoopRanges(), 0))
         continue;
       AffineMap map = op.getMatchingIndexingMap(&operand);
       if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
@@ -359,6 +361,10 @@ LogicalResult FormFusionGroups::fuseElementwise() {
 /// to `erased`.
 LogicalResult FormFusionGroups::formGroup(linalg::LinalgOp root,
                                           DenseSet<Operation *> &erased) {
+  // A loop of no iterations (a reduction over an empty set) has nothing to
+  // tile: the op stays a kernel (or a fill) of its own.
+  if (llvm::is_contained(root.getStaticLoopRanges(), 0))
+    return success();
   SmallVector<int64_t> sizes = getTileSizes(root);
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return success(); // one iteration would do everything

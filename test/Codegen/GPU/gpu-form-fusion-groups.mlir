@@ -202,3 +202,37 @@ func.func @keepdims_view(%x: tensor<3x10xf32>) -> tensor<3x10xf32> {
   } -> tensor<3x10xf32> loc("center")
   return %c : tensor<3x10xf32>
 }
+
+// -----
+
+// A reduction over an empty set (a loop of no iterations: ReduceL2 of a
+// 2 x 0 x 4 tensor) and the square root after it: nothing to tile, so no
+// group forms; each op stays a kernel (or a fill) of its own. (Tiling it
+// crashed before.)
+// CHECK-LABEL: func.func @empty_reduction
+// CHECK-NOT:     scf.forall
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:         math.sqrt
+// CHECK-NOT:     scf.forall
+func.func @empty_reduction(%x: tensor<2x0x4xf32>) -> tensor<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k, j)>, affine_map<(i, k, j) -> (i, j)>],
+                         iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<2x0x4xf32>) outs(%acc : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %b, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  %e2 = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<2x4xf32>) outs(%e2 : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %q = math.sqrt %a : f32
+    linalg.yield %q : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
