@@ -102,7 +102,9 @@ LogicalResult Compiler::compile(ModuleOp module, Phase from, Phase to) {
     if ((phase == Phase::Graph && options_.optLevel < 1) ||
         (phase == Phase::Groups && options_.optLevel < 2))
       continue;
-    buildPhasePipeline(pm, phase, options_.kernels, options_.target);
+    GraphOptions graph;
+    graph.channelsLast = options_.optLevel >= 3;
+    buildPhasePipeline(pm, phase, options_.kernels, options_.target, graph);
   }
   return pm.run(module);
 }

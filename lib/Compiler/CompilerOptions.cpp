@@ -48,8 +48,9 @@ struct CodegenCLOptions {
   cl::opt<int> optLevel{
       "opt-level",
       cl::desc("Optimization: 0 (none: the IR as imported, one kernel per "
-               "linalg op), 1 (the graph passes, kiln-optimize) or 2 (and "
-               "fusion groups, one kernel each; the default)"),
+               "linalg op), 1 (the graph passes, kiln-optimize), 2 (and "
+               "fusion groups, one kernel each; the default) or 3 (and "
+               "convolutions and pools channels last)"),
       cl::init(2)};
   cl::opt<bool> referenceFusionGroups{
       "reference-fusion-groups",
@@ -183,9 +184,9 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
     if (given(cl.itemsPerThread))
       options.kernels.itemsPerThread = cl.itemsPerThread;
     if (given(cl.optLevel)) {
-      if (cl.optLevel < 0 || cl.optLevel > 2) {
-        error =
-            "--opt-level must be 0, 1 or 2, got " + std::to_string(cl.optLevel);
+      if (cl.optLevel < 0 || cl.optLevel > 3) {
+        error = "--opt-level must be 0, 1, 2 or 3, got " +
+                std::to_string(cl.optLevel);
         return failure();
       }
       options.optLevel = cl.optLevel;

@@ -71,12 +71,13 @@ std::optional<Phase> mlir::kiln::parsePhaseName(StringRef name) {
 
 void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
                                     const KernelOptions &kernels,
-                                    const TargetOptions &target) {
+                                    const TargetOptions &target,
+                                    const GraphOptions &graph) {
   switch (phase) {
   case Phase::Import:
     return;
   case Phase::Graph:
-    return buildGraphPipeline(pm);
+    return buildGraphPipeline(pm, graph);
   case Phase::Linalg:
     return buildLinalgPipeline(pm);
   case Phase::Groups:
@@ -96,7 +97,8 @@ void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
 // The pipelines
 //===----------------------------------------------------------------------===//
 
-void mlir::kiln::buildGraphPipeline(OpPassManager &pm) {
+void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
+                                    const GraphOptions &options) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
@@ -104,6 +106,11 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm) {
   fpm.addPass(createKilnEliminateDeadLayersPass());
   // After dead layers are gone (a dead head is not merged into a live one).
   fpm.addPass(createKilnMergeParallelLayersPass());
+  // Layouts last: batch norm and the merge read channels-first filters.
+  if (options.channelsLast) {
+    fpm.addPass(createKilnChannelsLastPass());
+    fpm.addPass(createKilnSinkTransposesPass());
+  }
   fpm.addPass(createCanonicalizerPass());
 }
 
@@ -257,6 +264,14 @@ struct TargetListParser : public llvm::cl::parser<std::string> {
   }
 };
 
+struct GraphPipelineOptions : public PassPipelineOptions<GraphPipelineOptions> {
+  Option<bool> channelsLast{
+      *this, "channels-last",
+      llvm::cl::desc("Convolutions and pools channels last, with the layout "
+                     "conversions that do not cancel (--opt-level=3)"),
+      llvm::cl::init(false)};
+};
+
 struct KernelsPipelineOptions
     : public PassPipelineOptions<KernelsPipelineOptions> {
   Option<int64_t> threads{
@@ -322,10 +337,15 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 } // namespace
 
 void mlir::kiln::registerKilnPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<GraphPipelineOptions>(
       "kiln-optimize",
-      "The graph phase: canonicalize, CSE, dead-layer elimination",
-      buildGraphPipeline);
+      "The graph phase: canonicalize, CSE, batch-norm folding, dead-layer "
+      "elimination, horizontal merge (and channels-last layouts)",
+      [](OpPassManager &pm, const GraphPipelineOptions &options) {
+        GraphOptions graph;
+        graph.channelsLast = options.channelsLast;
+        buildGraphPipeline(pm, graph);
+      });
   PassPipelineRegistration<>(
       "kiln-linalg-pipeline",
       "The linalg phase: kiln layers to linalg on tensors",

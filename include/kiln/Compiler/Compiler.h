@@ -50,8 +50,8 @@ public:
                OnnxImportResult *details = nullptr);
 
   /// Runs the pipelines of the phases after `from` up to and including
-  /// `to` on `module`. The graph phase runs only at optLevel >= 1, the
-  /// groups phase at optLevel >= 2.
+  /// `to` on `module`. The graph phase runs only at optLevel >= 1 (with
+  /// channels-last layouts at 3), the groups phase at optLevel >= 2.
   LogicalResult compile(ModuleOp module, Phase from, Phase to);
 
   /// The PTX of `module`'s kernels for `arch` (after Phase::Target, with

@@ -16,6 +16,13 @@
 
 namespace mlir::kiln {
 
+/// kiln-optimize: which graph passes run beyond the default ones.
+struct GraphOptions {
+  /// Convolutions and pools channels last (kiln-channels-last and
+  /// kiln-sink-transposes; --opt-level=3).
+  bool channelsLast = false;
+};
+
 /// kiln-kernels-pipeline: how kernels are formed.
 struct KernelOptions {
   /// Threads per block of kernels without a tile_config.

@@ -56,10 +56,13 @@ std::optional<Phase> parsePhaseName(StringRef name);
 /// `phase` (nothing for Import).
 void buildPhasePipeline(OpPassManager &pm, Phase phase,
                         const KernelOptions &kernels,
-                        const TargetOptions &target);
+                        const TargetOptions &target,
+                        const GraphOptions &graph = {});
 
-/// kiln-optimize: canonicalize, CSE, dead-layer elimination.
-void buildGraphPipeline(OpPassManager &pm);
+/// kiln-optimize: canonicalize, CSE, batch-norm folding, dead-layer
+/// elimination, horizontal merge; with `channelsLast`, kiln-channels-last
+/// and kiln-sink-transposes.
+void buildGraphPipeline(OpPassManager &pm, const GraphOptions &options = {});
 /// kiln-linalg-pipeline: kiln-signless-integers, kiln-convert-to-linalg,
 /// canonicalize,
 /// kiln-splats-to-fills.

@@ -9,6 +9,9 @@
 // the filter flipped and its channel dimensions swapped per group.
 // kiln.pool: pad (with -inf for max), reduce over a window operand; average
 // divides by how many elements each window counted, found by pooling ones.
+// Channels last (#kiln<layout channels_last>): the same loops with the
+// channel loop innermost of the parallel ones, so that consecutive threads
+// write consecutive channels and read consecutive filter elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 #include "Patterns.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/Layout.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -33,6 +37,62 @@ SmallVector<utils::IteratorType> iterators(int64_t parallel,
   SmallVector<utils::IteratorType> it(parallel, utils::IteratorType::parallel);
   it.append(reduction, utils::IteratorType::reduction);
   return it;
+}
+
+/// `exprs`, given in the channels-first order of an activation (N, C,
+/// D1..Dk) or a filter (K, C/g, R1..Rk), in the order of `last` (channels
+/// last) or as they are.
+SmallVector<AffineExpr> activationOrder(ArrayRef<AffineExpr> exprs, bool last) {
+  if (!last)
+    return SmallVector<AffineExpr>(exprs);
+  return permute(exprs, getToChannelsLast(exprs.size()));
+}
+SmallVector<AffineExpr> filterOrder(ArrayRef<AffineExpr> exprs, bool last) {
+  if (!last)
+    return SmallVector<AffineExpr>(exprs);
+  return permute(exprs, getFilterToChannelsLast(exprs.size()));
+}
+SmallVector<int64_t> activationOrder(ArrayRef<int64_t> values, bool last) {
+  if (!last)
+    return SmallVector<int64_t>(values);
+  return permute(values, getToChannelsLast(values.size()));
+}
+
+/// Loops of a convolution with `s` spatial dimensions: n, k, o_1..o_s
+/// (channels last: n, o_1..o_s, k) | c, r_1..r_s.
+struct ConvLoops {
+  int64_t k, oFirst, c, rFirst, count;
+  ConvLoops(int64_t s, bool last)
+      : k(last ? 1 + s : 1), oFirst(last ? 1 : 2), c(2 + s), rFirst(3 + s),
+        count(3 + 2 * s) {}
+};
+
+/// Channels-last convolution (one group) of an already padded input, N x
+/// D1.. x C by R1.. x C x K into N x O1.. x K.
+Value convolveChannelsLast(OpBuilder &b, Location loc, Value padded,
+                           Value filter, ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations,
+                           RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t s = strides.size();
+  ConvLoops l(s, /*last=*/true);
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> x = {d(0), d(l.c)}, w = {d(l.k), d(l.c)},
+                          o = {d(0), d(l.k)};
+  for (int64_t i = 0; i < s; ++i) {
+    x.push_back(d(l.oFirst + i) * strides[i] + d(l.rFirst + i) * dilations[i]);
+    w.push_back(d(l.rFirst + i));
+    o.push_back(d(l.oFirst + i));
+  }
+  Value init = filledTensor(b, loc, resultType, 0);
+  return generic(b, loc, init, {padded, filter},
+                 {AffineMap::get(l.count, 0, activationOrder(x, true), ctx),
+                  AffineMap::get(l.count, 0, filterOrder(w, true), ctx)},
+                 AffineMap::get(l.count, 0, activationOrder(o, true), ctx),
+                 iterators(2 + s, 1 + s),
+                 [](OpBuilder &b, Location loc, ValueRange args) {
+                   return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+                 });
 }
 
 /// Grouped convolution of an already padded input; returns N x K x O...
@@ -97,20 +157,24 @@ Value convolve(OpBuilder &b, Location loc, Value padded, Value filter,
   return reshape(b, loc, out, resultType);
 }
 
-/// Reads x[n, channel, o_i * stride_i + r_i * dilation_i - low_i ...] in a
-/// linalg body whose loops `oDim + i` and `rDim + i` are the output and
-/// window positions: `fill` where the position falls outside x (its
-/// padding), so that no padded copy of x is made.
+/// Reads x[n, channel, o_i * stride_i + r_i * dilation_i - low_i ...] (x
+/// channels `last`: the channel at the end) in a linalg body whose loops
+/// `oDim + i` and `rDim + i` are the output and window positions: `fill`
+/// where the position falls outside x (its padding), so that no padded copy
+/// of x is made.
 Value readPadded(OpBuilder &b, Location loc, Value x, Value n, Value channel,
                  int64_t oDim, int64_t rDim, ArrayRef<int64_t> strides,
-                 ArrayRef<int64_t> dilations, ArrayRef<int64_t> low,
-                 Value fill) {
+                 ArrayRef<int64_t> dilations, ArrayRef<int64_t> low, Value fill,
+                 bool last) {
   auto type = cast<RankedTensorType>(x.getType());
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value zero = cst(0), inside;
-  SmallVector<Value> at = {n, channel};
+  SmallVector<Value> at = {n};
+  if (!last)
+    at.push_back(channel);
+  int64_t firstSpatial = last ? 1 : 2;
   for (size_t i = 0; i < strides.size(); ++i) {
     Value o = linalg::IndexOp::create(b, loc, oDim + i);
     Value r = linalg::IndexOp::create(b, loc, rDim + i);
@@ -120,42 +184,49 @@ Value readPadded(OpBuilder &b, Location loc, Value x, Value n, Value channel,
     pos = arith::SubIOp::create(b, loc, pos, cst(low[i]));
     // pos as unsigned is below the size exactly when 0 <= pos < size.
     Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, pos,
-                                     cst(type.getDimSize(2 + i)));
+                                     cst(type.getDimSize(firstSpatial + i)));
     inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
     at.push_back(arith::SelectOp::create(b, loc, ok, pos, zero));
   }
+  if (last)
+    at.push_back(channel);
   Value v = tensor::ExtractOp::create(b, loc, x, at);
   return inside ? arith::SelectOp::create(b, loc, inside, v, fill) : v;
 }
 
 /// A padded or grouped convolution as one linalg.generic over the filter
-/// whose body reads the input through readPadded: loops n, k, o_1..o_s |
-/// c, r_1..r_s, input channel (k / (K / groups)) * (C / groups) + c. Returns
-/// N x K x O...
+/// whose body reads the input through readPadded: loops n, k, o_1..o_s
+/// (channels `last`: n, o_1..o_s, k) | c, r_1..r_s, input channel
+/// (k / (K / groups)) * (C / groups) + c. Returns N x K x O... (N x O... x
+/// K).
 Value convolvePadded(OpBuilder &b, Location loc, Value x, Value filter,
                      ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                      ArrayRef<int64_t> low, int64_t groups,
-                     RankedTensorType resultType) {
+                     RankedTensorType resultType, bool last) {
   MLIRContext *ctx = b.getContext();
   auto fType = cast<RankedTensorType>(filter.getType());
   int64_t s = strides.size();
-  int64_t cg = fType.getDimSize(1), kg = fType.getDimSize(0) / groups;
+  int64_t rank = fType.getRank();
+  int64_t cg = fType.getDimSize(last ? rank - 2 : 1);
+  int64_t kg = fType.getDimSize(last ? rank - 1 : 0) / groups;
   Value init = filledTensor(b, loc, resultType, 0);
-  int64_t cDim = 2 + s, numDims = 2 + 2 * s + 1;
+  ConvLoops l(s, last);
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineExpr> wExprs = {d(1), d(cDim)}, oExprs = {d(0), d(1)};
+  SmallVector<AffineExpr> wExprs = {d(l.k), d(l.c)}, oExprs = {d(0), d(l.k)};
   for (int64_t i = 0; i < s; ++i) {
-    wExprs.push_back(d(cDim + 1 + i));
-    oExprs.push_back(d(2 + i));
+    wExprs.push_back(d(l.rFirst + i));
+    oExprs.push_back(d(l.oFirst + i));
   }
   return generic(
-      b, loc, init, {filter}, {AffineMap::get(numDims, 0, wExprs, ctx)},
-      AffineMap::get(numDims, 0, oExprs, ctx), iterators(2 + s, 1 + s),
+      b, loc, init, {filter},
+      {AffineMap::get(l.count, 0, filterOrder(wExprs, last), ctx)},
+      AffineMap::get(l.count, 0, activationOrder(oExprs, last), ctx),
+      iterators(2 + s, 1 + s),
       [&](OpBuilder &b, Location loc, ValueRange args) {
         Value n = linalg::IndexOp::create(b, loc, 0);
-        Value channel = linalg::IndexOp::create(b, loc, cDim);
+        Value channel = linalg::IndexOp::create(b, loc, l.c);
         if (groups != 1) {
-          Value k = linalg::IndexOp::create(b, loc, 1);
+          Value k = linalg::IndexOp::create(b, loc, l.k);
           Value group = arith::DivUIOp::create(
               b, loc, k, arith::ConstantIndexOp::create(b, loc, kg));
           channel = arith::AddIOp::create(
@@ -165,19 +236,22 @@ Value convolvePadded(OpBuilder &b, Location loc, Value x, Value filter,
               channel);
         }
         Value zero = scalar(b, loc, args[0].getType(), 0);
-        Value v = readPadded(b, loc, x, n, channel, 2, cDim + 1, strides,
-                             dilations, low, zero);
+        Value v = readPadded(b, loc, x, n, channel, l.oFirst, l.rFirst, strides,
+                             dilations, low, zero, last);
         return add(b, loc, args[1], mul(b, loc, v, args[0]));
       });
 }
 
-/// Adds a per-channel bias (K values) to N x K x ...
-Value addBias(OpBuilder &b, Location loc, Value x, Value bias) {
+/// Adds a per-channel bias (K values) to N x K x ... (channels `last`:
+/// N x ... x K).
+Value addBias(OpBuilder &b, Location loc, Value x, Value bias, bool last) {
   if (!bias)
     return x;
   auto type = cast<RankedTensorType>(x.getType());
+  // Broadcast from the right: K x 1 x ... 1, or 1 x ... x 1 x K.
   SmallVector<int64_t> shape(type.getRank() - 1, 1);
-  shape[0] = type.getDimSize(1);
+  shape[last ? shape.size() - 1 : 0] =
+      type.getDimSize(last ? type.getRank() - 1 : 1);
   Value bcast = reshape(b, loc, bias,
                         RankedTensorType::get(shape, type.getElementType()));
   return elementwise(b, loc, type, {x, bcast},
@@ -192,22 +266,27 @@ struct LowerConvolution : OpRewritePattern<ConvolutionOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t s = op.getStrides().size();
-    SmallVector<int64_t> low(2, 0);
+    SmallVector<int64_t> low;
     for (int64_t i = 0; i < s; ++i)
       low.push_back(op.getPads()[i]);
     int64_t groups = static_cast<int64_t>(op.getGroups());
+    bool last = op.getLayout() == Layout::ChannelsLast;
     bool padded = llvm::any_of(op.getPads(), [](int64_t p) { return p; });
     // A padded or grouped convolution reads its input in place (no padded
     // copy, no reshape), so that it fuses as one kernel with its epilogue.
-    Value out =
-        padded || groups != 1
-            ? convolvePadded(rewriter, loc, op.getInput(), op.getFilter(),
-                             op.getStrides(), op.getDilations(),
-                             ArrayRef<int64_t>(low).drop_front(2), groups,
-                             op.getType())
-            : convolve(rewriter, loc, op.getInput(), op.getFilter(),
-                       op.getStrides(), op.getDilations(), 1, op.getType());
-    rewriter.replaceOp(op, addBias(rewriter, loc, out, op.getBias()));
+    Value out;
+    if (padded || groups != 1)
+      out = convolvePadded(rewriter, loc, op.getInput(), op.getFilter(),
+                           op.getStrides(), op.getDilations(), low, groups,
+                           op.getType(), last);
+    else if (last)
+      out = convolveChannelsLast(rewriter, loc, op.getInput(), op.getFilter(),
+                                 op.getStrides(), op.getDilations(),
+                                 op.getType());
+    else
+      out = convolve(rewriter, loc, op.getInput(), op.getFilter(),
+                     op.getStrides(), op.getDilations(), 1, op.getType());
+    rewriter.replaceOp(op, addBias(rewriter, loc, out, op.getBias(), last));
     return success();
   }
 };
@@ -273,65 +352,79 @@ struct LowerDeconvolution : OpRewritePattern<DeconvolutionOp> {
     SmallVector<int64_t> unit(s, 1);
     Value out = convolve(rewriter, loc, padded, filter, unit, dil, groups,
                          op.getType());
-    rewriter.replaceOp(op, addBias(rewriter, loc, out, op.getBias()));
+    rewriter.replaceOp(op, addBias(rewriter, loc, out, op.getBias(),
+                                   /*last=*/false));
     return success();
   }
 };
 
-/// Sums or maxes `padded` over windows into N x C x O...
+/// Loops of a pool with `s` spatial dimensions: n, c, o_1..o_s (channels
+/// last: n, o_1..o_s, c) | r_1..r_s.
+struct PoolLoops {
+  int64_t c, oFirst, rFirst, count;
+  PoolLoops(int64_t s, bool last)
+      : c(last ? 1 + s : 1), oFirst(last ? 1 : 2), rFirst(2 + s),
+        count(2 + 2 * s) {}
+};
+
+/// Sums or maxes `padded` over windows into N x C x O... (channels `last`:
+/// N x O... x C).
 Value poolWindows(OpBuilder &b, Location loc, Value padded, Value init,
                   ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
-                  ArrayRef<int64_t> dilations, bool isMax,
+                  ArrayRef<int64_t> dilations, bool isMax, bool last,
                   bool isUnsigned = false) {
   MLIRContext *ctx = b.getContext();
   int64_t s = window.size();
   auto element = cast<RankedTensorType>(padded.getType()).getElementType();
   Value windowOperand =
       emptyTensor(b, loc, RankedTensorType::get(window, element));
-  int64_t numDims = 2 + 2 * s;
+  PoolLoops l(s, last);
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineExpr> xExprs = {d(0), d(1)}, wExprs, oExprs = {d(0), d(1)};
+  SmallVector<AffineExpr> xExprs = {d(0), d(l.c)}, wExprs,
+                          oExprs = {d(0), d(l.c)};
   for (int64_t i = 0; i < s; ++i) {
-    xExprs.push_back(d(2 + i) * strides[i] + d(2 + s + i) * dilations[i]);
-    wExprs.push_back(d(2 + s + i));
-    oExprs.push_back(d(2 + i));
+    xExprs.push_back(d(l.oFirst + i) * strides[i] +
+                     d(l.rFirst + i) * dilations[i]);
+    wExprs.push_back(d(l.rFirst + i));
+    oExprs.push_back(d(l.oFirst + i));
   }
-  return generic(b, loc, init, {padded, windowOperand},
-                 {AffineMap::get(numDims, 0, xExprs, ctx),
-                  AffineMap::get(numDims, 0, wExprs, ctx)},
-                 AffineMap::get(numDims, 0, oExprs, ctx), iterators(2 + s, s),
-                 [=](OpBuilder &b, Location loc, ValueRange args) {
-                   return isMax ? max(b, loc, args[2], args[0], isUnsigned)
-                                : add(b, loc, args[2], args[0]);
-                 });
+  return generic(
+      b, loc, init, {padded, windowOperand},
+      {AffineMap::get(l.count, 0, activationOrder(xExprs, last), ctx),
+       AffineMap::get(l.count, 0, wExprs, ctx)},
+      AffineMap::get(l.count, 0, activationOrder(oExprs, last), ctx),
+      iterators(2 + s, s), [=](OpBuilder &b, Location loc, ValueRange args) {
+        return isMax ? max(b, loc, args[2], args[0], isUnsigned)
+                     : add(b, loc, args[2], args[0]);
+      });
 }
 
 /// Max over windows of x read in place (readPadded with `fill` outside x)
-/// into `init`, N x C x O...
+/// into `init`, N x C x O... (channels `last`: N x O... x C).
 Value maxPoolPadded(OpBuilder &b, Location loc, Value x, Value init,
                     ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
                     ArrayRef<int64_t> dilations, ArrayRef<int64_t> low,
-                    double fill, bool isUnsigned) {
+                    double fill, bool isUnsigned, bool last) {
   MLIRContext *ctx = b.getContext();
   int64_t s = window.size();
   auto element = cast<RankedTensorType>(x.getType()).getElementType();
   Value windowOperand =
       emptyTensor(b, loc, RankedTensorType::get(window, element));
-  int64_t numDims = 2 + 2 * s;
+  PoolLoops l(s, last);
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineExpr> wExprs, oExprs = {d(0), d(1)};
+  SmallVector<AffineExpr> wExprs, oExprs = {d(0), d(l.c)};
   for (int64_t i = 0; i < s; ++i) {
-    wExprs.push_back(d(2 + s + i));
-    oExprs.push_back(d(2 + i));
+    wExprs.push_back(d(l.rFirst + i));
+    oExprs.push_back(d(l.oFirst + i));
   }
   return generic(
-      b, loc, init, {windowOperand}, {AffineMap::get(numDims, 0, wExprs, ctx)},
-      AffineMap::get(numDims, 0, oExprs, ctx), iterators(2 + s, s),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value v =
-            readPadded(b, loc, x, linalg::IndexOp::create(b, loc, 0),
-                       linalg::IndexOp::create(b, loc, 1), 2, 2 + s, strides,
-                       dilations, low, scalar(b, loc, element, fill));
+      b, loc, init, {windowOperand}, {AffineMap::get(l.count, 0, wExprs, ctx)},
+      AffineMap::get(l.count, 0, activationOrder(oExprs, last), ctx),
+      iterators(2 + s, s), [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value v = readPadded(b, loc, x, linalg::IndexOp::create(b, loc, 0),
+                             linalg::IndexOp::create(b, loc, l.c), l.oFirst,
+                             l.rFirst, strides, dilations, low,
+                             scalar(b, loc, element, fill), last);
         return max(b, loc, args[1], v, isUnsigned);
       });
 }
@@ -348,17 +441,24 @@ struct LowerPool : OpRewritePattern<PoolOp> {
     ArrayRef<int64_t> window = op.getWindow(), strides = op.getStrides(),
                       pads = op.getPads(), dil = op.getDilations();
     bool isMax = op.getKind() == PoolKind::Max;
-    // Explicit pads, plus what ceil mode's last windows reach past them.
+    bool last = op.getLayout() == Layout::ChannelsLast;
+    int64_t firstSpatial = last ? 1 : 2;
+    // Explicit pads, plus what ceil mode's last windows reach past them
+    // (per dimension in the channels-first order, then in the tensors').
     SmallVector<int64_t> low(2, 0), high(2, 0), extra(2, 0);
     for (int64_t i = 0; i < s; ++i) {
-      int64_t in = inType.getDimSize(2 + i);
-      int64_t reach = (outType.getDimSize(2 + i) - 1) * strides[i] +
+      int64_t in = inType.getDimSize(firstSpatial + i);
+      int64_t reach = (outType.getDimSize(firstSpatial + i) - 1) * strides[i] +
                       dil[i] * (window[i] - 1) + 1;
       low.push_back(pads[i]);
       high.push_back(pads[s + i]);
       extra.push_back(
           std::max<int64_t>(0, reach - (in + pads[i] + pads[s + i])));
     }
+    SmallVector<int64_t> spatialLow(llvm::drop_begin(low, 2));
+    low = activationOrder(low, last);
+    high = activationOrder(high, last);
+    extra = activationOrder(extra, last);
     SmallVector<int64_t> highAll(high);
     for (int64_t i = 0; i < s + 2; ++i)
       highAll[i] += extra[i];
@@ -375,30 +475,31 @@ struct LowerPool : OpRewritePattern<PoolOp> {
     if (isMax) {
       // Max reads the input in place: a position in the padding is `fill`.
       rewriter.replaceOp(op, maxPoolPadded(rewriter, loc, op.getInput(), init,
-                                           window, strides, dil,
-                                           ArrayRef<int64_t>(low).drop_front(2),
-                                           fill, isUnsigned));
+                                           window, strides, dil, spatialLow,
+                                           fill, isUnsigned, last));
       return success();
     }
     Value padded = padOrCrop(rewriter, loc, op.getInput(), low, highAll, fill);
     Value pooled = poolWindows(rewriter, loc, padded, init, window, strides,
-                               dil, isMax, isUnsigned);
+                               dil, isMax, last, isUnsigned);
     // Divisors: pool a 1 x 1 x D... tensor of ones whose explicit padding
     // counts (count_include_pad) or not, and whose ceil-mode reach never does.
-    SmallVector<int64_t> onesShape(2, 1);
-    llvm::append_range(onesShape, inType.getShape().drop_front(2));
+    SmallVector<int64_t> onesShape(inType.getShape());
+    onesShape[0] = 1;
+    onesShape[last ? s + 1 : 1] = 1;
     Value ones = filledTensor(rewriter, loc,
                               RankedTensorType::get(onesShape, element), 1);
     Value counted = padOrCrop(rewriter, loc, ones, low, high,
                               op.getCountIncludePad() ? 1.0 : 0.0);
     SmallVector<int64_t> noPad(s + 2, 0);
     counted = padOrCrop(rewriter, loc, counted, noPad, extra, 0.0);
-    SmallVector<int64_t> countShape(2, 1);
-    llvm::append_range(countShape, outType.getShape().drop_front(2));
+    SmallVector<int64_t> countShape(outType.getShape());
+    countShape[0] = 1;
+    countShape[last ? s + 1 : 1] = 1;
     auto countType = RankedTensorType::get(countShape, element);
     Value counts = poolWindows(rewriter, loc, counted,
                                filledTensor(rewriter, loc, countType, 0),
-                               window, strides, dil, /*isMax=*/false);
+                               window, strides, dil, /*isMax=*/false, last);
     rewriter.replaceOp(
         op, elementwise(rewriter, loc, outType, {pooled, counts},
                         [](OpBuilder &b, Location loc, ValueRange a) {
@@ -418,7 +519,9 @@ struct LowerGlobalPool : OpRewritePattern<GlobalPoolOp> {
     bool isMax = op.getKind() == PoolKind::Max;
     SmallVector<int64_t> axes;
     int64_t count = 1;
-    for (int64_t i = 2; i < inType.getRank(); ++i) {
+    bool last = op.getLayout() == Layout::ChannelsLast;
+    int64_t rank = inType.getRank();
+    for (int64_t i = last ? 1 : 2; i < (last ? rank - 1 : rank); ++i) {
       axes.push_back(i);
       count *= inType.getDimSize(i);
     }

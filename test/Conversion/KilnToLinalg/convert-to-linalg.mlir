@@ -56,6 +56,40 @@ func.func @conv(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf
 
 // -----
 
+// Channels last, unpadded: loops (n, oh, ow, k | c, kh, kw) with the output
+// channel innermost of the parallel loops (consecutive threads write
+// consecutive channels and read consecutive filter elements), the filter
+// read as kh x kw x c x k; the bias broadcast along the last dimension.
+// CHECK-DAG: #[[X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d5, d2 + d6, d4)>
+// CHECK-DAG: #[[F:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d5, d6, d4, d3)>
+// CHECK-DAG: #[[Y:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (0, 0, d3)>
+// CHECK-LABEL: func.func @conv_channels_last
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[F]], #[[Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %arg1 : tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>)
+// CHECK: tensor.expand_shape %arg2 {{.*}} output_shape [1, 1, 4]
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[BIAS]], #{{.+}}]
+func.func @conv_channels_last(%x: tensor<1x5x5x2xf32>, %w: tensor<3x3x2x4xf32>, %b: tensor<4xf32>) -> tensor<1x3x3x4xf32> {
+  %y = kiln.convolution %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, layout = #kiln<layout channels_last>}
+       : (tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>, tensor<4xf32>) -> tensor<1x3x3x4xf32>
+  return %y : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+// Channels last, padded and grouped: the body reads x[n, pos, pos, channel]
+// in place with the channel last.
+// CHECK-LABEL: func.func @conv_channels_last_padded
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<3x3x1x4xf32>) outs(%{{.+}} : tensor<1x4x4x4xf32>)
+// CHECK: %[[C:.+]] = linalg.index 4
+// CHECK: tensor.extract %arg0[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : tensor<1x4x4x2xf32>
+func.func @conv_channels_last_padded(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x1x4xf32>) -> tensor<1x4x4x4xf32> {
+  %y = kiln.convolution %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, layout = #kiln<layout channels_last>}
+       : (tensor<1x4x4x2xf32>, tensor<3x3x1x4xf32>) -> tensor<1x4x4x4xf32>
+  return %y : tensor<1x4x4x4xf32>
+}
+
+// -----
+
 // Max pooling reads the input in place (a position outside it would be
 // -inf): the generic's operand is the window.
 // CHECK-DAG: #[[WIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>

@@ -10,6 +10,27 @@ func.func @conv_rank(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) {
 
 // -----
 
+// Channels last, the filter is R x S x C/groups x K: a filter in the
+// channels-first order (K x C x R x S) does not fit.
+func.func @conv_channels_last_filter(%x: tensor<1x8x8x4xf32>, %w: tensor<16x4x3x3xf32>) {
+  // expected-error @+2 {{'kiln.convolution' op expects filter dimension 1 to be input channels / groups = 4, got 3}}
+  // expected-error @+1 {{'kiln.convolution' op failed to infer returned types}}
+  %y = kiln.convolution %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, layout = #kiln<layout channels_last>} : (tensor<1x8x8x4xf32>, tensor<16x4x3x3xf32>) -> tensor<1x6x6x16xf32>
+  return
+}
+
+// -----
+
+// A layout that does not exist.
+func.func @bad_layout(%x: tensor<1x8x8x4xf32>) {
+  // expected-error @+2 {{expected ::mlir::kiln::Layout to be one of: channels_first, channels_last}}
+  // expected-error @+1 {{failed to parse Kiln_LayoutAttr parameter 'value' which is to be a `::mlir::kiln::Layout`}}
+  %g = kiln.global_pool average %x {layout = #kiln<layout nhwc>} : tensor<1x8x8x4xf32> -> tensor<1x1x1x4xf32>
+  return
+}
+
+// -----
+
 func.func @conv_strides_len(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{'kiln.convolution' op expects 'strides' to have 2 entries, got 1}}
   // expected-error @+1 {{'kiln.convolution' op failed to infer returned types}}

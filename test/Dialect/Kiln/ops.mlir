@@ -40,6 +40,20 @@ func.func @conv_pool(%x: tensor<1x3x32x32xf16>, %w: tensor<8x3x3x3xf16>, %b: ten
   return %g : tensor<1x8x1x1xf16>
 }
 
+// Channels last: N x H x W x C, the filter R x S x C/groups x K.
+// CHECK-LABEL: func.func @channels_last
+func.func @channels_last(%x: tensor<1x14x14x8xf32>, %w: tensor<3x3x4x6xf32>, %b: tensor<6xf32>) -> tensor<1x1x1x6xf32> {
+  // CHECK: kiln.convolution %arg0, %arg1, %arg2 {dilations = array<i64: 1, 1>, groups = 2 : i64, layout = #kiln<layout channels_last>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x14x14x8xf32>, tensor<3x3x4x6xf32>, tensor<6xf32>) -> tensor<1x7x7x6xf32>
+  %c = kiln.convolution %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64, layout = #kiln<layout channels_last>}
+       : (tensor<1x14x14x8xf32>, tensor<3x3x4x6xf32>, tensor<6xf32>) -> tensor<1x7x7x6xf32>
+  // CHECK: kiln.pool  max %{{.+}} {{{.*}}layout = #kiln<layout channels_last>{{.*}}} : tensor<1x7x7x6xf32> -> tensor<1x3x3x6xf32>
+  %p = kiln.pool max %c {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, layout = #kiln<layout channels_last>}
+       : tensor<1x7x7x6xf32> -> tensor<1x3x3x6xf32>
+  // CHECK: kiln.global_pool  average %{{.+}} {layout = #kiln<layout channels_last>} : tensor<1x3x3x6xf32> -> tensor<1x1x1x6xf32>
+  %g = kiln.global_pool average %p {layout = #kiln<layout channels_last>} : tensor<1x3x3x6xf32> -> tensor<1x1x1x6xf32>
+  return %g : tensor<1x1x1x6xf32>
+}
+
 // CHECK-LABEL: func.func @conv1d_and_3d
 func.func @conv1d_and_3d(%x: tensor<2x4x10xf32>, %w: tensor<6x4x3xf32>,
                          %v: tensor<1x2x4x4x4xf32>, %k: tensor<2x2x2x2x2xf32>) -> (tensor<2x6x8xf32>, tensor<1x2x3x3x3xf32>) {

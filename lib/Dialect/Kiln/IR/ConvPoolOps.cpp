@@ -1,12 +1,14 @@
 //===- ConvPoolOps.cpp - convolution and pooling ops ------------*- C++ -*-===//
 //
 // Verification and shape inference of kiln.convolution, kiln.deconvolution,
-// kiln.pool and kiln.global_pool: layers over N x C x spatial tensors.
+// kiln.pool and kiln.global_pool: layers over N x C x spatial tensors (or,
+// channels last, N x spatial x C: checked in the channels-first order).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ShapeUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/Layout.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -54,6 +56,20 @@ checkFilter(ShapeInference &s, RankedTensorType in, Value filter) {
   return type;
 }
 
+/// `type` with its dimensions permuted (result[i] = type[perm[i]]).
+static RankedTensorType permuted(RankedTensorType type,
+                                 ArrayRef<int64_t> perm) {
+  return RankedTensorType::get(permute(type.getShape(), perm),
+                               type.getElementType());
+}
+
+/// The result shape, given in the channels-first order, in `layout`.
+static SmallVector<int64_t> inLayout(ArrayRef<int64_t> shape, Layout layout) {
+  if (layout == Layout::ChannelsFirst)
+    return SmallVector<int64_t>(shape);
+  return permute(shape, getToChannelsLast(shape.size()));
+}
+
 /// Checks that the optional bias holds `count` values of `element`.
 static LogicalResult checkBias(ShapeInference &s, Value bias, int64_t count,
                                Type element) {
@@ -82,6 +98,11 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
   FailureOr<RankedTensorType> filter = checkFilter(s, *in, adaptor.getFilter());
   if (failed(filter))
     return failure();
+  Layout layout = adaptor.getLayout();
+  if (layout == Layout::ChannelsLast) {
+    in = permuted(*in, getToChannelsFirst(in->getRank()));
+    filter = permuted(*filter, getFilterToChannelsFirst(filter->getRank()));
+  }
   Type element = in->getElementType();
   int64_t k = in->getRank() - 2;
   int64_t groups = static_cast<int64_t>(adaptor.getGroups());
@@ -115,7 +136,7 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
       return failure();
     shape.push_back(*extent);
   }
-  return s.result(shape, element);
+  return s.result(inLayout(shape, layout), element);
 }
 
 //===----------------------------------------------------------------------===//
@@ -192,6 +213,9 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *,
   FailureOr<RankedTensorType> in = checkSpatialInput(s, adaptor.getInput(), w);
   if (failed(in))
     return failure();
+  Layout layout = adaptor.getLayout();
+  if (layout == Layout::ChannelsLast)
+    in = permuted(*in, getToChannelsFirst(in->getRank()));
   int64_t k = in->getRank() - 2;
   ArrayRef<int64_t> window = adaptor.getWindow();
   if (failed(s.checkSize("window", window, k)) ||
@@ -224,7 +248,7 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *,
       return failure();
     shape.push_back(*checked);
   }
-  return s.result(shape, in->getElementType());
+  return s.result(inLayout(shape, layout), in->getElementType());
 }
 
 LogicalResult PoolOp::verify() {
@@ -251,7 +275,11 @@ LogicalResult GlobalPoolOp::inferReturnTypes(MLIRContext *,
   if (in->getRank() < 3)
     return s.fail("expects input of rank >= 3 (N x C x spatial), got " +
                   formatShape(in->getShape()));
-  SmallVector<int64_t> shape(in->getShape());
-  std::fill(shape.begin() + 2, shape.end(), 1);
+  // The batch and the channels stay; every spatial extent becomes 1.
+  SmallVector<int64_t> shape(in->getRank(), 1);
+  shape[0] = in->getDimSize(0);
+  int64_t channel =
+      adaptor.getLayout() == Layout::ChannelsLast ? in->getRank() - 1 : 1;
+  shape[channel] = in->getDimSize(channel);
   return s.result(shape, in->getElementType());
 }

@@ -11,6 +11,7 @@
 
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "Weights.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -30,10 +31,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-/// Tensors with at most this many elements stay dense attributes (as the
-/// importer's kDenseLimit); larger ones become resource blobs.
-constexpr int64_t kDenseLimit = 64;
 
 /// The f32 values of `v` when it is a kiln.constant of f32 elements.
 std::optional<std::vector<float>> floatConstant(Value v) {
@@ -64,13 +61,9 @@ std::optional<std::vector<float>> floatConstant(Value v) {
 Value makeConstant(PatternRewriter &rewriter, Location loc,
                    RankedTensorType type, ArrayRef<float> values,
                    StringRef name) {
-  ElementsAttr attr;
-  if (type.getNumElements() <= kDenseLimit)
-    attr = DenseElementsAttr::get(type, values);
-  else
-    attr = DenseResourceElementsAttr::get(
-        type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
-  return ConstantOp::create(rewriter, loc, attr);
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()),
+                       values.size() * sizeof(float));
+  return weights::createConstant(rewriter, loc, type, bytes, name);
 }
 
 /// A layer's weights with `bn` folded in: output channels along dimension 0
@@ -121,10 +114,8 @@ FailureOr<FoldedWeights> foldIntoWeights(Value weight, Value bias,
   // The new weights keep the names of the old (a resource blob's key)
   // with ".bn", so reports and outlined weights still name the layer.
   auto nameOf = [](Value v, StringRef fallback) {
-    auto resource = dyn_cast<DenseResourceElementsAttr>(
-        v.getDefiningOp<ConstantOp>().getValue());
-    return resource ? (resource.getRawHandle().getKey() + ".bn").str()
-                    : fallback.str();
+    std::string name = weights::getWeightName(v, "");
+    return name.empty() ? fallback.str() : name + ".bn";
   };
   Location loc = bn.getLoc();
   FoldedWeights folded;
@@ -141,10 +132,11 @@ FailureOr<FoldedWeights> foldIntoWeights(Value weight, Value bias,
 /// channels (dimension 1) are, with weights [features, ...] and a bias
 /// [features] or none as operands 1 and 2: a convolution, a 2-D fully
 /// connected layer, a Gemm A * B^T + C with alpha and beta 1 (an exported
-/// Linear layer) and C one value per column or none.
+/// Linear layer) and C one value per column or none. (A channels-last
+/// convolution's channels are its last dimension: it does not qualify.)
 bool canFoldInto(Operation *layer) {
-  if (isa<ConvolutionOp>(layer))
-    return true;
+  if (auto conv = dyn_cast<ConvolutionOp>(layer))
+    return conv.getLayout() == Layout::ChannelsFirst;
   if (auto fc = dyn_cast<FullyConnectedOp>(layer))
     return fc.getType().getRank() == 2;
   auto gemm = dyn_cast<GemmOp>(layer);

@@ -12,13 +12,12 @@
 
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "Weights.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 
-#include <cstring>
 #include <optional>
 
 namespace mlir::kiln {
@@ -30,10 +29,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-/// Tensors with at most this many elements stay dense attributes (as the
-/// importer's); larger ones become resource blobs.
-constexpr int64_t kDenseLimit = 64;
 
 /// One layer that may merge: the layer, the add of its bias when that is a
 /// separate op (a MatMul's Add), its activation (the only user, if an
@@ -60,52 +55,16 @@ Operation *getOnlyUser(Value v) {
   return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
 }
 
-/// The bytes of a float constant, row-major (a splat expanded).
-std::optional<std::vector<char>> getConstantBytes(Value v) {
-  auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
-  if (!constant || !isa<FloatType>(constant.getType().getElementType()))
-    return std::nullopt;
-  RankedTensorType type = constant.getType();
-  // Whole bytes per element (no sub-byte floats), and some elements.
-  if (type.getElementTypeBitWidth() % 8 != 0 || type.getNumElements() == 0)
-    return std::nullopt;
-  size_t elementBytes = type.getElementTypeBitWidth() / 8;
-  size_t bytes = static_cast<size_t>(type.getNumElements()) * elementBytes;
-  ElementsAttr value = constant.getValue();
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    ArrayRef<char> raw = dense.getRawData();
-    if (!dense.isSplat())
-      return raw.size() == bytes
-                 ? std::optional(std::vector<char>(raw.begin(), raw.end()))
-                 : std::nullopt;
-    std::vector<char> out(bytes);
-    for (size_t i = 0; i < bytes; i += elementBytes)
-      std::memcpy(out.data() + i, raw.data(), elementBytes);
-    return out;
-  }
-  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
-  AsmResourceBlob *blob =
-      resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob || blob->getData().size() < bytes)
-    return std::nullopt;
-  return std::vector<char>(blob->getData().begin(),
-                           blob->getData().begin() + bytes);
-}
-
 /// A name for merged weights: the members' resource keys joined by '+'.
 std::string mergedName(ArrayRef<Value> parts) {
   std::string name;
-  for (Value v : parts) {
-    auto resource = dyn_cast<DenseResourceElementsAttr>(
-        v.getDefiningOp<ConstantOp>().getValue());
-    name += (name.empty() ? "" : "+") +
-            (resource ? resource.getRawHandle().getKey().str() : "weights");
-  }
+  for (Value v : parts)
+    name += (name.empty() ? "" : "+") + weights::getWeightName(v, "weights");
   return name;
 }
 
-/// The constants `parts` concatenated along `dim`, or null when one is not
-/// a float constant.
+/// The float constants `parts` concatenated along `dim`, or null when one
+/// is not a float constant.
 Value concatConstants(OpBuilder &b, Location loc, ArrayRef<Value> parts,
                       int64_t dim) {
   auto first = cast<RankedTensorType>(parts.front().getType());
@@ -113,8 +72,8 @@ Value concatConstants(OpBuilder &b, Location loc, ArrayRef<Value> parts,
   shape[dim] = 0;
   std::vector<std::vector<char>> bytes;
   for (Value p : parts) {
-    std::optional<std::vector<char>> data = getConstantBytes(p);
-    if (!data)
+    std::optional<std::vector<char>> data = weights::getConstantBytes(p);
+    if (!data || !isa<FloatType>(first.getElementType()))
       return nullptr;
     bytes.push_back(std::move(*data));
     shape[dim] += cast<RankedTensorType>(p.getType()).getDimSize(dim);
@@ -131,14 +90,7 @@ Value concatConstants(OpBuilder &b, Location loc, ArrayRef<Value> parts,
                     data.begin() + (o + 1) * block);
     }
   auto type = RankedTensorType::get(shape, first.getElementType());
-  ElementsAttr attr;
-  if (type.getNumElements() <= kDenseLimit)
-    attr = DenseElementsAttr::getFromRawBuffer(type, merged);
-  else
-    attr = DenseResourceElementsAttr::get(
-        type, mergedName(parts),
-        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef(merged)));
-  return ConstantOp::create(b, loc, attr);
+  return weights::createConstant(b, loc, type, merged, mergedName(parts));
 }
 
 /// `layer` as a member of a merge, if its weights are constants and its
@@ -152,7 +104,7 @@ std::optional<Member> getMember(Operation *layer) {
     m.resultDim = fc.getType().getRank() - 1;
     m.weightDim = 0;
   } else if (auto conv = dyn_cast<ConvolutionOp>(layer)) {
-    if (conv.getGroups() != 1)
+    if (conv.getGroups() != 1 || conv.getLayout() != Layout::ChannelsFirst)
       return std::nullopt;
     m.weight = conv.getFilter();
     m.bias = conv.getBias();

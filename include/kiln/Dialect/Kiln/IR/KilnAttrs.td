@@ -96,6 +96,16 @@ def Kiln_PoolKind : Kiln_I32Enum<"PoolKind", "pooling operation", [
 ]>;
 def Kiln_PoolKindAttr : Kiln_EnumAttr<Kiln_PoolKind, "pool">;
 
+// Where the channels of a convolution's or pool's tensors are: after the
+// batch (N x C x D1..Dk, as ONNX writes them; the filter K x C/groups x
+// R1..Rk) or last (N x D1..Dk x C, "NHWC"; the filter R1..Rk x C/groups x K,
+// linalg's conv_2d_nhwc_hwcf). kiln-channels-last chooses the second.
+def Kiln_Layout : Kiln_I32Enum<"Layout", "where the channels of a layer's tensors are", [
+  I32EnumAttrCase<"ChannelsFirst", 0, "channels_first">,
+  I32EnumAttrCase<"ChannelsLast", 1, "channels_last">
+]>;
+def Kiln_LayoutAttr : Kiln_EnumAttr<Kiln_Layout, "layout">;
+
 def Kiln_ReduceKind : Kiln_I32Enum<"ReduceKind", "reduction", [
   I32EnumAttrCase<"Sum", 0, "sum">,
   I32EnumAttrCase<"Mean", 1, "mean">,

@@ -71,6 +71,8 @@ def Kiln_ConvolutionOp : Kiln_InferredOp<"convolution"> {
     `pads` has `2k` entries, all the begins then all the ends (ONNX order:
     top, left, bottom, right for 2-D). Each output extent is
     `floor((D + pad_begin + pad_end - dilation * (R - 1) - 1) / stride) + 1`.
+    With `layout = #kiln<layout channels_last>` the input and result are
+    `N x D1 x ... x Dk x C` and the filter `R1 x ... x Rk x C/groups x K`.
 
     ```mlir
     %y = kiln.convolution %x, %w, %b {strides = array<i64: 1, 1>,
@@ -83,7 +85,9 @@ def Kiln_ConvolutionOp : Kiln_InferredOp<"convolution"> {
                    Optional<Kiln_FloatTensor>:$bias,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$groups);
+                   DefaultValuedAttr<I64Attr, "1">:$groups,
+                   DefaultValuedAttr<Kiln_LayoutAttr,
+                                     "::mlir::kiln::Layout::ChannelsFirst">:$layout);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -125,7 +129,8 @@ def Kiln_PoolOp : Kiln_InferredOp<"pool"> {
     extent rounds up, but a window may not start inside the end padding.
     `count_include_pad` makes average pooling divide by the whole window,
     padding included. Max pooling takes integers too; average pooling
-    floats only.
+    floats only. With `layout = #kiln<layout channels_last>` the input and
+    result are `N x D1 x ... x Dk x C`.
 
     ```mlir
     %y = kiln.pool max %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>,
@@ -137,7 +142,9 @@ def Kiln_PoolOp : Kiln_InferredOp<"pool"> {
                    DenseI64ArrayAttr:$window, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                   DefaultValuedAttr<Kiln_LayoutAttr,
+                                     "::mlir::kiln::Layout::ChannelsFirst">:$layout);
   let results = (outs Kiln_NumericTensor:$result);
   let assemblyFormat = Kiln_KindUnaryFormat;
   let hasVerifier = 1;
@@ -146,13 +153,16 @@ def Kiln_PoolOp : Kiln_InferredOp<"pool"> {
 def Kiln_GlobalPoolOp : Kiln_InferredOp<"global_pool"> {
   let summary = "max or average over all spatial dimensions";
   let description = [{
-    Reduces every spatial dimension of an `N x C x D1 x ... x Dk` input to 1.
+    Reduces every spatial dimension of an `N x C x D1 x ... x Dk` input (with
+    `layout = #kiln<layout channels_last>`, `N x D1 x ... x Dk x C`) to 1.
 
     ```mlir
     %y = kiln.global_pool average %x : tensor<1x512x7x7xf32> -> tensor<1x512x1x1xf32>
     ```
   }];
-  let arguments = (ins Kiln_PoolKindAttr:$kind, Kiln_FloatTensor:$input);
+  let arguments = (ins Kiln_PoolKindAttr:$kind, Kiln_FloatTensor:$input,
+                   DefaultValuedAttr<Kiln_LayoutAttr,
+                                     "::mlir::kiln::Layout::ChannelsFirst">:$layout);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = Kiln_KindUnaryFormat;
 }

@@ -124,6 +124,70 @@ def KilnMergeParallelLayersPass : Pass<"kiln-merge-parallel-layers", "func::Func
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def KilnChannelsLastPass : Pass<"kiln-channels-last", "func::FuncOp"> {
+  let summary = "Give convolutions and pools the channels-last layout (NHWC), re-laying out their weights at build time";
+  let description = [{
+    A layout per kernel, as the TensorRT builder chooses formats: every
+    `kiln.convolution`, `kiln.pool` and `kiln.global_pool` in the
+    channels-first layout that ONNX writes (N x C x D1..Dk) becomes the same
+    layer with `layout = #kiln<layout channels_last>` (N x D1..Dk x C), the
+    layout tensor-core convolutions read, between two explicit layout
+    conversions (`kiln.transpose`). A constant filter is re-laid out on the
+    host from K x C/g x R1..Rk to R1..Rk x C/g x K ("weight preformatting",
+    a resource blob named after the filter with `.hwcf`); a filter computed
+    at run time gets a transpose instead. `kiln-sink-transposes` then
+    removes the conversions that meet between consecutive layers.
+
+    Before:
+    ```mlir
+    %y = kiln.convolution %x, %w, %b {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
+    ```
+    After:
+    ```mlir
+    %0 = kiln.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : tensor<1x3x8x8xf32> -> tensor<1x8x8x3xf32>
+    %1 = kiln.convolution %0, %w_hwcf, %b {..., layout = #kiln<layout channels_last>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
+    %y = kiln.transpose %1 {permutation = array<i64: 0, 3, 1, 2>} : tensor<1x6x6x4xf32> -> tensor<1x4x6x6xf32>
+    ```
+    Deconvolutions stay channels first.
+  }];
+  let statistics = [
+    Statistic<"numLayers", "layers-converted", "Number of layers given the channels-last layout">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def KilnSinkTransposesPass : Pass<"kiln-sink-transposes", "func::FuncOp"> {
+  let summary = "Move layout conversions below elementwise layers, concats and slices, so that opposite pairs cancel";
+  let description = [{
+    Removes redundant layout conversions: a conversion back to channels
+    first (`kiln.transpose` by (0, k+1, 1, ..., k)) that feeds an
+    elementwise layer (`kiln.activation`, `kiln.unary`, `kiln.binary`,
+    `kiln.select`, `kiln.cast`), a `kiln.concat` or a `kiln.slice` moves
+    below it, so that the conversion back to channels first after one
+    channels-last layer meets the conversion to channels last before the
+    next, and the two compose into the identity (the transpose
+    canonicalization). The other operands of an elementwise layer must be
+    the same transpose, constants (transposed on the host) or tensors whose
+    transposition only moves dimensions of size 1 (a reshape). A transpose
+    that only moves dimensions of size 1 becomes a `kiln.reshape`.
+
+    Before:
+    ```mlir
+    %t = kiln.transpose %a {permutation = array<i64: 0, 3, 1, 2>} : tensor<1x6x6x4xf32> -> tensor<1x4x6x6xf32>
+    %r = kiln.activation relu %t : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+    %u = kiln.transpose %r {permutation = array<i64: 0, 2, 3, 1>} : tensor<1x4x6x6xf32> -> tensor<1x6x6x4xf32>
+    ```
+    After:
+    ```mlir
+    %u = kiln.activation relu %a : tensor<1x6x6x4xf32> -> tensor<1x6x6x4xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numSunk", "transposes-sunk", "Number of layers a transpose moved below">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def KilnFoldConstantsPass : Pass<"kiln-fold-constants", "func::FuncOp"> {
   let summary = "Compute on the host every layer whose inputs are all constants";
   let description = [{

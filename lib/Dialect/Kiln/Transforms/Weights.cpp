@@ -1,0 +1,111 @@
+//===- Weights.cpp - weights rewritten on the host by graph passes -*- C++ -*-//
+//
+// See Weights.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Weights.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+std::optional<std::vector<char>> weights::getConstantBytes(Value v) {
+  auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
+  if (!constant)
+    return std::nullopt;
+  RankedTensorType type = constant.getType();
+  // Whole bytes per element (no i1 or sub-byte types), and some elements.
+  if (type.getElementTypeBitWidth() % 8 != 0 || type.getNumElements() == 0)
+    return std::nullopt;
+  size_t elementBytes = type.getElementTypeBitWidth() / 8;
+  size_t bytes = static_cast<size_t>(type.getNumElements()) * elementBytes;
+  ElementsAttr value = constant.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (!dense.isSplat())
+      return raw.size() == bytes
+                 ? std::optional(std::vector<char>(raw.begin(), raw.end()))
+                 : std::nullopt;
+    if (raw.size() != elementBytes)
+      return std::nullopt;
+    std::vector<char> out(bytes);
+    for (size_t i = 0; i < bytes; i += elementBytes)
+      std::memcpy(out.data() + i, raw.data(), elementBytes);
+    return out;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || blob->getData().size() < bytes)
+    return std::nullopt;
+  return std::vector<char>(blob->getData().begin(),
+                           blob->getData().begin() + bytes);
+}
+
+std::string weights::getWeightName(Value v, StringRef fallback) {
+  auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
+  auto resource = constant
+                      ? dyn_cast<DenseResourceElementsAttr>(constant.getValue())
+                      : DenseResourceElementsAttr();
+  return resource ? resource.getRawHandle().getKey().str() : fallback.str();
+}
+
+Value weights::createConstant(OpBuilder &b, Location loc,
+                              RankedTensorType type, ArrayRef<char> bytes,
+                              StringRef name) {
+  ElementsAttr attr;
+  if (type.getNumElements() <= kDenseLimit)
+    attr = DenseElementsAttr::getFromRawBuffer(type, bytes);
+  else
+    attr = DenseResourceElementsAttr::get(
+        type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(bytes));
+  return ConstantOp::create(b, loc, attr);
+}
+
+Value weights::transposeConstant(OpBuilder &b, Location loc, Value v,
+                                 ArrayRef<int64_t> perm, StringRef suffix,
+                                 ArrayRef<int64_t> shape) {
+  auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
+  if (!constant)
+    return nullptr;
+  auto type = cast<RankedTensorType>(v.getType());
+  if (shape.empty())
+    shape = type.getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> outShape;
+  for (int64_t p : perm)
+    outShape.push_back(shape[p]);
+  auto outType = RankedTensorType::get(outShape, type.getElementType());
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (dense && dense.isSplat())
+    return ConstantOp::create(b, loc, dense.resizeSplat(outType));
+  std::optional<std::vector<char>> data = getConstantBytes(v);
+  if (!data)
+    return nullptr;
+  size_t elementBytes = type.getElementTypeBitWidth() / 8;
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    inStrides[i] = inStrides[i + 1] * shape[i + 1];
+  // Walk the result row-major with an index per result dimension.
+  std::vector<char> out(data->size());
+  SmallVector<int64_t> index(rank, 0);
+  for (size_t o = 0; o < out.size(); o += elementBytes) {
+    int64_t from = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      from += index[i] * inStrides[perm[i]];
+    std::memcpy(out.data() + o, data->data() + from * elementBytes,
+                elementBytes);
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      if (++index[i] < outShape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return createConstant(b, loc, outType, out,
+                        getWeightName(v, "weights") + suffix.str());
+}
