@@ -6,7 +6,9 @@
 # TorchScript exporter at opset 17, then runs it with the self-contained
 # kiln-run (from scripts/pack-for-gpu.sh, unpacked under .carry/bin) on the
 # GPU: checked against PyTorch fp32's outputs, profiled per step and timed,
-# once with one launch per step and once as one CUDA graph. "launch gaps" is
+# once with one launch per step and once as one CUDA graph, both at the
+# default --opt-level=2 and at 3 (convolutions and pools channels last,
+# modes nhwc-steps and nhwc-graph). "launch gaps" is
 # the median GPU time of a run less the sum of the steps' median times, per
 # step. Then PyTorch fp32 eager and torch.compile(mode="reduce-overhead") on
 # the same input, median of the same number of runs.
@@ -34,11 +36,12 @@ torch.onnx.export(net, (x,), os.path.join(d, "model.onnx"), dynamo=False,
 np.save(os.path.join(d, "input_0.npy"), x.numpy())
 np.save(os.path.join(d, "output_0.npy"), y.numpy())
 PY
-for mode in steps graph; do
-  flag=""; [ "$mode" = graph ] && flag="--cuda-graph"
+for mode in steps graph nhwc-steps nhwc-graph; do
+  flag=""; [ "${mode#nhwc-}" = graph ] && flag="--cuda-graph"
+  level=""; [ "${mode%-*}" = nhwc ] && level="--opt-level=3"
   echo "== kiln $net batch $batch, $mode"
   "$bin/kiln-run" "$model/model.onnx" --backend=gpu --input "input_0=$model/input_0.npy" \
-    --reference-dir "$model" --atol 0 --warmup 50 --iterations 500 --profile 20 $flag \
+    --reference-dir "$model" --atol 0 --warmup 50 --iterations 500 --profile 20 $flag $level \
     > "$out/kiln-$mode.txt" 2>&1
   echo "exit $?"
   grep -E "vs |^\| (GPU|host)|launch gaps|enqueue:|steps, arena" "$out/kiln-$mode.txt"

@@ -7,7 +7,8 @@ Writes ResNet-50 and MobileNetV2 as ONNX graphs of torchvision's layers (the lay
 torchvision's TorchScript export gives after BatchNormalization is folded: Conv with a
 bias, Relu or Clip(0, 6), MaxPool, Add, GlobalAveragePool, Flatten, Gemm), with random
 weights, into a temporary folder, compiles them and the example networks with
-kiln-compile at --opt-level=1 (no groups) and 2 (groups), and prints the plans' steps
+kiln-compile at --opt-level=1 (no groups), 2 (groups) and 3 (groups, convolutions and
+pools channels last), and prints the plans' steps
 (kiln-plan-info) as a table. Nothing runs on a GPU: this counts kernels, it does not time
 them (benchmarks/cuda_graphs.sh does, on the GPU machine).
 """
@@ -79,10 +80,12 @@ def main():
         models += [(n, os.path.join(root, "examples", n + ".mlir"))
                    for n in ("resnet_block", "inception_block", "mobilenet_block",
                              "transformer_layer", "lenet5")]
-        print("| network, batch 1 | --opt-level=1 steps | --opt-level=2 steps |")
-        print("|---|---|---|")
+        print("| network, batch 1 | --opt-level=1 steps | --opt-level=2 steps "
+              "| --opt-level=3 steps |")
+        print("|---|---|---|---|")
         for name, model in models:
-            print(f"| {name} | {steps(bin_dir, model, 1, out)} | {steps(bin_dir, model, 2, out)} |")
+            row = [steps(bin_dir, model, level, out) for level in (1, 2, 3)]
+            print(f"| {name} | " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":

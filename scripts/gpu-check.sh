@@ -101,6 +101,10 @@ if [ "$what" = all ] || [ "$what" = conformance ]; then
   grep -E "REGRESSION|^FAIL" "$out/gpu-conformance-onnx-1.23.2.txt" | head -40
   tail -1 "$out/gpu-conformance-onnx-1.23.2.txt"
   fi
+  echo "== convolution and pooling cases channels last (--opt-level=3, test/Reference/channels-last.test)"
+  "$bin/kiln-conformance" --backend=gpu --opt-level=3 -j 16 "$carry"/data/node/test_*conv* \
+    "$carry"/data/node/test_*pool* "$carry"/data/pytorch-converted/test_*Conv* \
+    "$carry"/data/pytorch-converted/test_*Pool* 2>&1 | tail -1
   echo "== CumSum and edge cases (test/Reference/*.test) on the GPU"
   "$bin/kiln-conformance" --backend=gpu "$carry/refcases_cumsum" "$carry/refcases_edge" 2>&1 | tail -4
   echo "== float8, float4 and sub-byte integer casts (test/Reference/small-types.test) on the GPU"
