@@ -14,7 +14,6 @@
 #include "Weights.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/Layout.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -97,7 +96,6 @@ Value untranspose(PatternRewriter &rewriter, Operation *op, Value v,
   if (type.getRank() > rank)
     return nullptr;
   SmallVector<int64_t> shape = atRank(v, rank);
-  bool constant = matchPattern(v, m_Constant());
   if (movesOnlyUnitDims(shape, inverse)) {
     if (!build)
       return v;
@@ -105,7 +103,7 @@ Value untranspose(PatternRewriter &rewriter, Operation *op, Value v,
                                     type.getElementType());
     return ReshapeOp::create(rewriter, loc, to, v);
   }
-  if (!constant || !weights::getConstantBytes(v))
+  if (!weights::hasConstantBytes(v))
     return nullptr;
   if (!build)
     return v;

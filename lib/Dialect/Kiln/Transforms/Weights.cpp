@@ -14,7 +14,18 @@
 using namespace mlir;
 using namespace mlir::kiln;
 
-std::optional<std::vector<char>> weights::getConstantBytes(Value v) {
+namespace {
+/// The stored bytes of a constant: one element when `splat`, else all.
+struct StoredBytes {
+  ArrayRef<char> data;
+  bool splat = false;
+  size_t elementBytes = 0, bytes = 0;
+};
+} // namespace
+
+/// The bytes `v` stores when it is a kiln.constant of some elements of whole
+/// bytes each, without copying them.
+static std::optional<StoredBytes> viewConstantBytes(Value v) {
   auto constant = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
   if (!constant)
     return std::nullopt;
@@ -22,29 +33,41 @@ std::optional<std::vector<char>> weights::getConstantBytes(Value v) {
   // Whole bytes per element (no i1 or sub-byte types), and some elements.
   if (type.getElementTypeBitWidth() % 8 != 0 || type.getNumElements() == 0)
     return std::nullopt;
-  size_t elementBytes = type.getElementTypeBitWidth() / 8;
-  size_t bytes = static_cast<size_t>(type.getNumElements()) * elementBytes;
+  StoredBytes stored;
+  stored.elementBytes = type.getElementTypeBitWidth() / 8;
+  stored.bytes =
+      static_cast<size_t>(type.getNumElements()) * stored.elementBytes;
   ElementsAttr value = constant.getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    ArrayRef<char> raw = dense.getRawData();
-    if (!dense.isSplat())
-      return raw.size() == bytes
-                 ? std::optional(std::vector<char>(raw.begin(), raw.end()))
-                 : std::nullopt;
-    if (raw.size() != elementBytes)
-      return std::nullopt;
-    std::vector<char> out(bytes);
-    for (size_t i = 0; i < bytes; i += elementBytes)
-      std::memcpy(out.data() + i, raw.data(), elementBytes);
-    return out;
+    stored.data = dense.getRawData();
+    stored.splat = dense.isSplat();
+    size_t expected = stored.splat ? stored.elementBytes : stored.bytes;
+    return stored.data.size() == expected ? std::optional(stored)
+                                          : std::nullopt;
   }
   auto resource = dyn_cast<DenseResourceElementsAttr>(value);
   AsmResourceBlob *blob =
       resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob || blob->getData().size() < bytes)
+  if (!blob || blob->getData().size() < stored.bytes)
     return std::nullopt;
-  return std::vector<char>(blob->getData().begin(),
-                           blob->getData().begin() + bytes);
+  stored.data = blob->getData().take_front(stored.bytes);
+  return stored;
+}
+
+bool weights::hasConstantBytes(Value v) {
+  return viewConstantBytes(v).has_value();
+}
+
+std::optional<std::vector<char>> weights::getConstantBytes(Value v) {
+  std::optional<StoredBytes> stored = viewConstantBytes(v);
+  if (!stored)
+    return std::nullopt;
+  if (!stored->splat)
+    return std::vector<char>(stored->data.begin(), stored->data.end());
+  std::vector<char> out(stored->bytes);
+  for (size_t i = 0; i < stored->bytes; i += stored->elementBytes)
+    std::memcpy(out.data() + i, stored->data.data(), stored->elementBytes);
+  return out;
 }
 
 std::string weights::getWeightName(Value v, StringRef fallback) {
@@ -55,9 +78,8 @@ std::string weights::getWeightName(Value v, StringRef fallback) {
   return resource ? resource.getRawHandle().getKey().str() : fallback.str();
 }
 
-Value weights::createConstant(OpBuilder &b, Location loc,
-                              RankedTensorType type, ArrayRef<char> bytes,
-                              StringRef name) {
+Value weights::createConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                              ArrayRef<char> bytes, StringRef name) {
   ElementsAttr attr;
   if (type.getNumElements() <= kDenseLimit)
     attr = DenseElementsAttr::getFromRawBuffer(type, bytes);

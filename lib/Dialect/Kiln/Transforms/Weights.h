@@ -1,4 +1,5 @@
-//===- Weights.h - weights rewritten on the host by graph passes -*- C++ -*-===//
+//===- Weights.h - weights rewritten on the host by graph passes -*- C++
+//-*-===//
 //
 // What the graph passes that build new weights share (batch-norm folding,
 // horizontal merge, channels-last filters): a constant's bytes, and a new
@@ -22,6 +23,9 @@ namespace mlir::kiln::weights {
 /// Tensors with at most this many elements stay dense attributes (as the
 /// importer's); larger ones become resource blobs.
 constexpr int64_t kDenseLimit = 64;
+
+/// True when getConstantBytes(v) has a value (checked without a copy).
+bool hasConstantBytes(Value v);
 
 /// The row-major bytes of `v` when it is a kiln.constant of some elements
 /// of whole bytes each (a splat expanded); none otherwise.
