@@ -128,6 +128,46 @@ rt::Status PlanRunner::time(int warmup, int iterations,
   return error;
 }
 
+rt::Status PlanRunner::timeBackToBack(int iterations,
+                                      std::vector<double> &gpuMs,
+                                      std::vector<double> &hostMs) {
+  std::vector<void *> events;
+  rt::Status error;
+  for (int i = 0; i <= iterations && error.isOk(); ++i) {
+    auto event = runtime.createEvent();
+    if (event.isOk())
+      events.push_back(*event);
+    else
+      error = event.status();
+  }
+  if (error.isOk())
+    error = runtime.recordEvent(events[0], stream);
+  std::vector<double> enqueueMs;
+  for (int i = 0; i < iterations && error.isOk(); ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    error = context->enqueue(stream);
+    auto t1 = std::chrono::steady_clock::now();
+    enqueueMs.push_back(
+        std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (error.isOk())
+      error = runtime.recordEvent(events[i + 1], stream);
+  }
+  if (error.isOk())
+    error = runtime.synchronize(stream);
+  for (int i = 0; i < iterations && error.isOk(); ++i) {
+    auto ms = runtime.elapsedMs(events[i], events[i + 1]);
+    if (!ms.isOk()) {
+      error = ms.status();
+      break;
+    }
+    gpuMs.push_back(*ms);
+    hostMs.push_back(enqueueMs[i]);
+  }
+  for (void *event : events)
+    (void)runtime.destroyEvent(event);
+  return error;
+}
+
 namespace {
 struct Collector : rt::Profiler {
   std::vector<PlanRunner::StepProfile> &steps;

@@ -2,6 +2,8 @@
 
 #include "kiln/tooling/RunPlan.h"
 
+#include "Format.h"
+#include "kiln/tooling/KernelTrace.h"
 #include "kiln/tooling/Npy.h"
 
 #include <sys/stat.h>
@@ -12,13 +14,6 @@
 namespace kiln::tooling {
 
 namespace {
-/// printf into a std::string.
-template <typename... Args> std::string format(const char *fmt, Args... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof(buf), fmt, args...);
-  return buf;
-}
-
 bool exists(const std::string &path) {
   struct stat info;
   return ::stat(path.c_str(), &info) == 0;
@@ -102,9 +97,9 @@ rt::StatusOr<int> reportOutputs(const std::vector<HostTensor> &outputs,
 }
 
 void printTiming(std::ostream &out, int warmup, const std::vector<double> &gpu,
-                 const std::vector<double> &host) {
-  out << "timing: " << gpu.size() << " runs after " << warmup
-      << " warmup runs\n"
+                 const std::vector<double> &host, bool backToBack) {
+  out << "timing: " << gpu.size() << " runs after " << warmup << " warmup runs"
+      << (backToBack ? ", enqueued back to back" : "") << "\n"
       << "| time (ms)                      | median   | min      | p99      |\n"
       << "|--------------------------------|----------|----------|----------|"
          "\n";
@@ -112,8 +107,10 @@ void printTiming(std::ostream &out, int warmup, const std::vector<double> &gpu,
     out << format("| %-30s | %8.4f | %8.4f | %8.4f |\n", name, quantile(v, 0.5),
                   quantile(v, 0.0), quantile(v, 0.99));
   };
-  row("GPU (events around enqueue)", gpu);
-  row("host (enqueue + synchronize)", host);
+  row(backToBack ? "GPU (events between runs)" : "GPU (events around enqueue)",
+      gpu);
+  row(backToBack ? "host (enqueue alone)" : "host (enqueue + synchronize)",
+      host);
 }
 
 void printProfile(std::ostream &out, int runs,
@@ -144,6 +141,16 @@ int runPlan(rt::Runtime &runtime, const std::string &planBytes,
     err << tool << ": error: " << message << "\n";
     return 1;
   };
+  if (options.kernelTrace && options.iterations <= 0)
+    return fail("a kernel trace covers the timed runs: give --iterations N");
+  // Before the plan loads, so that CUPTI sees the CUDA graph instantiated.
+  std::unique_ptr<KernelTrace> trace;
+  if (options.kernelTrace) {
+    auto started = KernelTrace::start(options.cuptiLibrary);
+    if (!started.isOk())
+      return fail(started.status().toString());
+    trace = std::move(*started);
+  }
   auto runner = PlanRunner::create(runtime, planBytes);
   if (!runner.isOk())
     return fail(runner.status().toString());
@@ -175,18 +182,41 @@ int runPlan(rt::Runtime &runtime, const std::string &planBytes,
   }
   if (options.iterations > 0) {
     std::vector<double> gpu, host;
+    if (rt::Status s = (*runner)->time(options.warmup, 0, gpu, host); !s)
+      return fail(s.toString());
+    uint64_t since = 0;
+    if (trace) {
+      auto now = trace->now();
+      if (!now.isOk())
+        return fail(now.status().toString());
+      since = *now;
+    }
     if (rt::Status s =
-            (*runner)->time(options.warmup, options.iterations, gpu, host);
+            options.backToBack
+                ? (*runner)->timeBackToBack(options.iterations, gpu, host)
+                : (*runner)->time(0, options.iterations, gpu, host);
         !s)
       return fail(s.toString());
     if (options.cudaGraph)
       out << "enqueue: one CUDA graph of the " << engine.plan().steps.size()
           << " steps (captured "
           << (*runner)->executionContext().graphCaptures() << " time(s))\n";
-    printTiming(out, options.warmup, gpu, host);
+    printTiming(out, options.warmup, gpu, host, options.backToBack);
     // What the GPU spends between the steps: its time for a run less the
     // steps' own (profiled) times, per step.
     size_t n = engine.plan().steps.size();
+    if (trace) {
+      auto activities = trace->collect(since);
+      if (!activities.isOk())
+        return fail(activities.status().toString());
+      auto summary = summarizeTrace(std::move(*activities), options.iterations);
+      if (!summary.isOk())
+        return fail(summary.status().toString());
+      std::vector<std::string> names;
+      for (size_t i = 0; i < engine.plan().steps.size(); ++i)
+        names.push_back(engine.stepName(static_cast<int>(i)));
+      printTrace(out, *summary, gpu, names);
+    }
     if (options.profileRuns > 0 && n > 0)
       out << format("launch gaps: %.4f ms GPU - %.4f ms in the steps = %.2f "
                     "us per step (%zu steps)\n",

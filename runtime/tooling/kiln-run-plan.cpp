@@ -2,7 +2,8 @@
 //
 // kiln-run-plan model.kplan [--input name=file.npy ...] [--reference-dir DIR]
 //               [--output-dir DIR] [--seed N] [--warmup N] [--iterations N]
-//               [--profile N] [--cuda-graph] [--device N] [--driver=LIB]
+//               [--profile N] [--cuda-graph] [--back-to-back]
+//               [--kernel-trace] [--cupti=LIB] [--device N] [--driver=LIB]
 // kiln-run-plan model.kplan --threads T [--contexts C] [--runs N] [--seed N]
 //               [--device N] [--driver=LIB]
 //
@@ -10,7 +11,10 @@
 // NumPy files (others seeded random), each output summarized, compared with
 // output_K.npy in --reference-dir and written to --output-dir; --iterations
 // times it, --profile gives every step's median GPU time, --cuda-graph
-// enqueues the steps as one CUDA graph. With --threads,
+// enqueues the steps as one CUDA graph, --back-to-back times runs enqueued
+// without a synchronize between them, --kernel-trace times the GPU
+// operations of the timed runs with CUPTI (kiln/tooling/KernelTrace.h) and
+// prints the gaps between them. With --threads,
 // --contexts or --runs it is a stress run instead (kiln/tooling/Stress.h):
 // T threads with C contexts each run N enqueues each, every output compared
 // bit for bit with a single-threaded run. Exit status 1 on an error or a
@@ -35,13 +39,18 @@ static const char *kUsage =
     "usage: kiln-run-plan model.kplan [--input name=file.npy ...]\n"
     "         [--reference-dir DIR] [--output-dir DIR] [--seed N]\n"
     "         [--warmup N] [--iterations N] [--profile N] [--cuda-graph]\n"
-    "         [--device N] [--driver=LIB]\n"
+    "         [--back-to-back] [--kernel-trace] [--cupti=LIB] [--device N]\n"
+    "         [--driver=LIB]\n"
     "       kiln-run-plan model.kplan --threads T [--contexts C] [--runs N]\n"
     "         [--seed N] [--device N] [--driver=LIB]\n"
     "Runs a kiln plan on the GPU: inputs from .npy files (others random),\n"
     "outputs compared with DIR/output_K.npy and written to --output-dir,\n"
     "timed with --iterations, profiled per step with --profile (with both,\n"
     "the launch gaps per step), enqueued as one CUDA graph with --cuda-graph.\n"
+    "--back-to-back times runs enqueued without a synchronize between them.\n"
+    "--kernel-trace times each GPU operation of the timed runs with CUPTI\n"
+    "(the CUDA toolkit's profiling library; --cupti=LIB names it) and prints\n"
+    "the gaps between consecutive operations, inside a CUDA graph too.\n"
     "With --threads, --contexts or --runs: a stress run, T threads (default\n"
     "1) with C contexts each (default 1) running N enqueues each (default\n"
     "100) on random inputs, outputs compared bit for bit with a\n"
@@ -76,9 +85,17 @@ int main(int argc, char **argv) {
       driver = arg.substr(9);
       continue;
     }
-    if (arg == "--cuda-graph") {
-      options.cudaGraph = true;
+    if (arg == "--cuda-graph" || arg == "--kernel-trace" ||
+        arg == "--back-to-back") {
+      (arg == "--cuda-graph"     ? options.cudaGraph
+       : arg == "--kernel-trace" ? options.kernelTrace
+                                 : options.backToBack) = true;
       notWithStress = arg;
+      continue;
+    }
+    if (arg.rfind("--cupti=", 0) == 0) {
+      options.cuptiLibrary = arg.substr(8);
+      notWithStress = "--cupti";
       continue;
     }
     if (arg.rfind("--", 0) != 0) {

@@ -58,6 +58,21 @@ static cl::opt<bool> cudaGraph(
     "cuda-graph",
     cl::desc("Enqueue the plan's steps as one CUDA graph (captured once; "
              "profiled runs still run them one by one)"));
+static cl::opt<bool> backToBack(
+    "back-to-back",
+    cl::desc("Time the --iterations runs enqueued back to back, one "
+             "synchronize at the end: each run's GPU time without the host's "
+             "launch latency in it"));
+static cl::opt<bool> kernelTrace(
+    "kernel-trace",
+    cl::desc("Time each GPU operation of the --iterations runs with CUPTI "
+             "(GPU timestamps, no events between steps) and print the gaps "
+             "between them, inside a CUDA graph too"));
+static cl::opt<std::string>
+    cupti("cupti",
+          cl::desc("The CUPTI library for --kernel-trace (default: "
+                   "libcupti.so, then the CUDA toolkit's folders)"),
+          cl::value_desc("path"));
 static cl::list<std::string>
     inputs("input", cl::desc("An input: name=file.pb or name=file.npy"),
            cl::value_desc("name=file"));
@@ -116,6 +131,9 @@ int main(int argc, char **argv) {
   run.iterations = iterations;
   run.profileRuns = profileRuns;
   run.cudaGraph = cudaGraph;
+  run.kernelTrace = kernelTrace;
+  run.backToBack = backToBack;
+  run.cuptiLibrary = cupti;
   run.referenceDir = referenceDir;
   run.rtol = rtolOption;
   run.atol = atolOption;

@@ -256,6 +256,12 @@ Engine::~Engine() {
   }
 }
 
+std::string Engine::stepName(int index) const {
+  if (index < 0 || static_cast<size_t>(index) >= plan_.steps.size())
+    return "";
+  return detail::stepProfileName(plan_, plan_.steps[index]);
+}
+
 uint64_t Engine::imageBytes(int index) const {
   return index >= 0 && static_cast<size_t>(index) < imageBytes_.size()
              ? imageBytes_[index]

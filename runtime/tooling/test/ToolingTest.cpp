@@ -429,6 +429,16 @@ TEST_F(PlanRunnerTest, RunsTimesAndProfilesAPlan) {
   ASSERT_TRUE((*runner)->time(2, 5, gpu, host).isOk());
   EXPECT_EQ(gpu.size(), 5u);
   EXPECT_EQ(host.size(), 5u);
+  gpu.clear();
+  host.clear();
+  ASSERT_TRUE((*runner)->timeBackToBack(4, gpu, host).isOk());
+  EXPECT_EQ(gpu.size(), 4u);
+  EXPECT_EQ(host.size(), 4u);
+  for (double ms : gpu)
+    EXPECT_GE(ms, 0);
+  // Back to back, the outputs are still right.
+  ASSERT_TRUE((*runner)->run(*inputs, outputs).isOk());
+  EXPECT_TRUE(compareTensors(outputs[0], expected, {}).isOk());
   std::vector<PlanRunner::StepProfile> steps;
   ASSERT_TRUE((*runner)->profile(3, steps).isOk());
   ASSERT_EQ(steps.size(), 1u);
@@ -508,10 +518,43 @@ TEST(RunPlanToolTest, RunsWithTheStandInDriver) {
   EXPECT_THAT(out, HasSubstr("input 'b' 64xf32: random (seed 4)"));
   EXPECT_THAT(out, HasSubstr("output 'out' 64xf32"));
   EXPECT_THAT(out, HasSubstr("|    0 | launch fake_add_f32"));
+  command =
+      "KILN_FAKE_CUDA_DEVICES=1 " + std::string(KILN_RUN_PLAN) + " " + dir +
+      "/add.kplan --iterations 3 --back-to-back --driver=" + KILN_FAKE_CUDA +
+      " > " + dir + "/b2b.txt 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << readFile(dir + "/b2b.txt");
+  EXPECT_THAT(readFile(dir + "/b2b.txt"),
+              HasSubstr("3 runs after 10 warmup runs, enqueued back to back"));
+  EXPECT_THAT(readFile(dir + "/b2b.txt"),
+              HasSubstr("| GPU (events between runs)"));
   // Bad arguments: exit status 2 with the usage.
   command = std::string(KILN_RUN_PLAN) + " --seed x > " + dir + "/bad.txt 2>&1";
   EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);
   EXPECT_THAT(readFile(dir + "/bad.txt"), HasSubstr("usage: kiln-run-plan"));
+}
+
+TEST(RunPlanToolTest, KernelTraceNeedsTimedRunsAndCupti) {
+  std::string dir = tempDir("trace");
+  writeFile(dir + "/add.kplan", addPlanBytes(64));
+  std::string tool = "KILN_FAKE_CUDA_DEVICES=1 " + std::string(KILN_RUN_PLAN) +
+                     " " + dir + "/add.kplan --driver=" + KILN_FAKE_CUDA +
+                     " --kernel-trace";
+  std::string command = tool + " > " + dir + "/no-runs.txt 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 1);
+  EXPECT_THAT(readFile(dir + "/no-runs.txt"),
+              HasSubstr("error: a kernel trace covers the timed runs: give "
+                        "--iterations N"));
+  command = tool + " --iterations 2 --cupti=" + dir + "/none.so > " + dir +
+            "/no-cupti.txt 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 1);
+  EXPECT_THAT(readFile(dir + "/no-cupti.txt"),
+              HasSubstr("cannot load CUPTI, the CUDA toolkit's profiling "
+                        "library"));
+  // Not with a stress run.
+  command = tool + " --threads 2 > " + dir + "/stress.txt 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);
+  EXPECT_THAT(readFile(dir + "/stress.txt"),
+              HasSubstr("--kernel-trace does not go with a stress run"));
 }
 
 TEST(QuantileTest, PicksOrderStatistics) {

@@ -86,6 +86,9 @@ public:
   uint64_t imageBytes(int index) const;
   /// The size of the weights, uploaded once to the device.
   uint64_t weightsBytes() const { return weightsBytes_; }
+  /// Step `index` of plan() as profiles name it ("launch k3 (conv_0)",
+  /// "copy ..."); empty for an index out of range.
+  std::string stepName(int index) const;
 
   /// A context with its own arena, allocated with the runtime's allocator
   /// and freed with the context.

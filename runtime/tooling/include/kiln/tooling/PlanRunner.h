@@ -45,6 +45,14 @@ public:
   rt::Status time(int warmup, int iterations, std::vector<double> &gpuMs,
                   std::vector<double> &hostMs);
 
+  /// Runs the plan `iterations` times back to back on the inputs already on
+  /// the device, with one synchronize at the end (as a serving loop that
+  /// keeps the stream full, so the GPU never waits for the host's launch):
+  /// per run, the GPU time between the events recorded before and after it,
+  /// and the host time of its enqueue() alone, in ms.
+  rt::Status timeBackToBack(int iterations, std::vector<double> &gpuMs,
+                            std::vector<double> &hostMs);
+
   /// The GPU time of each step over `runs` profiled runs (rt::Profiler), on
   /// the inputs already on the device.
   struct StepProfile {

@@ -59,9 +59,10 @@ rt::StatusOr<int> reportOutputs(const std::vector<HostTensor> &outputs,
                                 const ReportOptions &options,
                                 std::ostream &out);
 
-/// The timing table: median, min and p99 of GPU and host time.
+/// The timing table: median, min and p99 of GPU and host time (of runs
+/// enqueued back to back when `backToBack`, PlanRunner::timeBackToBack).
 void printTiming(std::ostream &out, int warmup, const std::vector<double> &gpu,
-                 const std::vector<double> &host);
+                 const std::vector<double> &host, bool backToBack = false);
 
 /// The profile table: each step's median GPU time and share.
 void printProfile(std::ostream &out, int runs,
@@ -78,6 +79,14 @@ struct PlanRunOptions : ReportOptions {
   /// Enqueue the steps as one CUDA graph (ExecutionContext::setCudaGraphs);
   /// profiled runs still run them one by one.
   bool cudaGraph = false;
+  /// Trace the timed runs' GPU operations with CUPTI (KernelTrace.h), from
+  /// `cuptiLibrary` when not empty: each operation's time and the gaps
+  /// between them, graph or not. Needs iterations > 0.
+  bool kernelTrace = false;
+  /// Time runs enqueued back to back (PlanRunner::timeBackToBack) instead
+  /// of one at a time with a synchronize after each.
+  bool backToBack = false;
+  std::string cuptiLibrary;
 };
 
 /// Runs the plan `planBytes` as kiln-run-plan and kiln-run do: loads it,
