@@ -45,6 +45,18 @@ struct CodegenCLOptions {
       "items-per-thread",
       cl::desc("Iterations per thread of kernels without a tile_config"),
       cl::init(1)};
+  cl::opt<bool> noCublasLt{
+      "no-cublaslt",
+      cl::desc("Matrix products as generated kernels, not cuBLASLt calls")};
+  cl::opt<int64_t> cublasLtMinFlops{
+      "cublaslt-min-flops",
+      cl::desc("Matrix products of fewer floating-point operations stay "
+               "generated kernels (default 2^20)"),
+      cl::init(1 << 20)};
+  cl::opt<bool> noTf32{
+      "no-tf32",
+      cl::desc("f32 cuBLASLt products in full f32, not on TF32 tensor cores "
+               "(TF32 is the default, as in TensorRT)")};
   cl::opt<int> optLevel{
       "opt-level",
       cl::desc("Optimization: 0 (none: the IR as imported, one kernel per "
@@ -183,6 +195,18 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
       options.kernels.threads = cl.kernelThreads;
     if (given(cl.itemsPerThread))
       options.kernels.itemsPerThread = cl.itemsPerThread;
+    if (given(cl.noCublasLt) && cl.noCublasLt)
+      options.kernels.cublasLt = false;
+    if (given(cl.noTf32) && cl.noTf32)
+      options.kernels.tf32 = false;
+    if (given(cl.cublasLtMinFlops)) {
+      if (cl.cublasLtMinFlops < 0) {
+        error = "--cublaslt-min-flops must be at least 0, got " +
+                std::to_string(cl.cublasLtMinFlops);
+        return failure();
+      }
+      options.kernels.cublasLtMinFlops = cl.cublasLtMinFlops;
+    }
     if (given(cl.optLevel)) {
       if (cl.optLevel < 0 || cl.optLevel > 3) {
         error = "--opt-level must be 0, 1, 2 or 3, got " +
@@ -240,7 +264,11 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
      << " cubin=" << (options.target.cubin ? "yes" : "no")
      << " kernel-threads=" << options.kernels.threads
      << " items-per-thread=" << options.kernels.itemsPerThread
-     << " opt-level=" << options.optLevel;
+     << " opt-level=" << options.optLevel
+     << " cublaslt=" << (options.kernels.cublasLt ? "yes" : "no")
+     << " tf32=" << (options.kernels.tf32 ? "yes" : "no");
+  if (options.kernels.cublasLtMinFlops != KernelOptions().cublasLtMinFlops)
+    os << " cublaslt-min-flops=" << options.kernels.cublasLtMinFlops;
   // Sorted, so that the order of the flags does not matter.
   std::vector<std::string> shapes, constants;
   for (const auto &entry : options.import.inputShapes) {

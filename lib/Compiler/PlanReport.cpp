@@ -113,6 +113,28 @@ static std::optional<Step> getStep(Operation &op) {
                              : StringRef("readwrite");
       touch(arg, access != "write", access != "read");
     }
+  } else if (auto call = dyn_cast<LibraryCallOp>(op)) {
+    step.name = "call " + call.getCallee().str();
+    DictionaryAttr params = call.getParams();
+    auto param = [&](StringRef name) -> int64_t {
+      auto a = params.getAs<IntegerAttr>(name);
+      return a ? a.getInt() : 0;
+    };
+    bool matmul = call.getCallee() == "cublaslt.matmul";
+    if (matmul) {
+      step.shape = std::to_string(param("m")) + " x " +
+                   std::to_string(param("n")) + " x " +
+                   std::to_string(param("k"));
+      if (param("batch") > 1)
+        step.shape += " (batch " + std::to_string(param("batch")) + ")";
+      step.flops = 2 * param("m") * param("n") * param("k") * param("batch");
+    }
+    for (auto [i, buffer] : llvm::enumerate(call.getBuffers())) {
+      if (matmul && i == 3)
+        continue; // the workspace: scratch, not data
+      StringRef access = cast<StringAttr>(call.getAccess()[i]).getValue();
+      touch(buffer, access != "write", access != "read");
+    }
   } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
     if (isSelfCopy(copy))
       return std::nullopt;
@@ -163,11 +185,13 @@ LogicalResult mlir::kiln::writePlanReport(ModuleOp module,
   if (!func)
     return module.emitError("report: the module has no host function");
   std::vector<Step> steps = getSteps(func);
-  unsigned launches = 0, copies = 0, fills = 0;
+  unsigned launches = 0, copies = 0, fills = 0, calls = 0;
   int64_t flops = 0;
   uint64_t read = 0, written = 0;
   for (const Step &s : steps) {
-    launches += s.name != "copy" && s.name != "fill";
+    bool call = StringRef(s.name).starts_with("call ");
+    calls += call;
+    launches += s.name != "copy" && s.name != "fill" && !call;
     copies += s.name == "copy";
     fills += s.name == "fill";
     flops += s.flops;
@@ -178,7 +202,9 @@ LogicalResult mlir::kiln::writePlanReport(ModuleOp module,
   os << "model: " << header.model << "\n";
   os << "build options: " << header.buildOptions << "\n";
   os << "steps: " << steps.size() << " (" << launches << " launch, " << copies
-     << " copy, " << fills << " fill)\n\n";
+     << " copy, " << fills << " fill"
+     << (calls ? ", " + std::to_string(calls) + " library call" : "")
+     << ")\n\n";
   os << "| step | kernel | grid x block | layers | FLOP | bytes read | bytes "
         "written |\n";
   os << "|---:|---|---|---|---:|---:|---:|\n";

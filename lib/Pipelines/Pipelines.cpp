@@ -79,7 +79,15 @@ void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Graph:
     return buildGraphPipeline(pm, graph);
   case Phase::Linalg:
-    return buildLinalgPipeline(pm);
+    buildLinalgPipeline(pm);
+    // Before fusion, which leaves the chosen products alone.
+    if (kernels.cublasLt) {
+      KilnGpuSelectLibraryCallsPassOptions select;
+      select.minFlops = kernels.cublasLtMinFlops;
+      pm.addNestedPass<func::FuncOp>(
+          createKilnGpuSelectLibraryCallsPass(select));
+    }
+    return;
   case Phase::Groups:
     return buildGroupsPipeline(pm);
   case Phase::Buffers:
@@ -140,6 +148,10 @@ void mlir::kiln::buildBuffersPipeline(OpPassManager &pm) {
 
 void mlir::kiln::buildKernelsPipeline(OpPassManager &pm,
                                       const KernelOptions &options) {
+  KilnGpuFormLibraryCallsPassOptions calls;
+  calls.tf32 = options.tf32;
+  calls.workspace = options.cublasLtWorkspace;
+  pm.addNestedPass<func::FuncOp>(createKilnGpuFormLibraryCallsPass(calls));
   KilnGpuFormKernelsPassOptions form;
   form.threads = options.threads;
   form.itemsPerThread = options.itemsPerThread;
@@ -272,6 +284,15 @@ struct GraphPipelineOptions : public PassPipelineOptions<GraphPipelineOptions> {
       llvm::cl::init(false)};
 };
 
+struct LinalgPipelineOptions
+    : public PassPipelineOptions<LinalgPipelineOptions> {
+  Option<bool> cublasLt{
+      *this, "cublaslt",
+      llvm::cl::desc("Choose cuBLASLt for the matrix products "
+                     "(kiln-gpu-select-library-calls)"),
+      llvm::cl::init(KernelOptions().cublasLt)};
+};
+
 struct KernelsPipelineOptions
     : public PassPipelineOptions<KernelsPipelineOptions> {
   Option<int64_t> threads{
@@ -283,7 +304,23 @@ struct KernelsPipelineOptions
       llvm::cl::desc("Iterations per thread of kernels without a tile_config"),
       llvm::cl::init(KernelOptions().itemsPerThread)};
 
-  KernelOptions get() const { return {threads, itemsPerThread}; }
+  Option<bool> tf32{
+      *this, "tf32",
+      llvm::cl::desc("f32 cuBLASLt products on TF32 tensor cores"),
+      llvm::cl::init(KernelOptions().tf32)};
+  Option<int64_t> cublasLtWorkspace{
+      *this, "cublaslt-workspace",
+      llvm::cl::desc("Bytes of cuBLASLt workspace per call"),
+      llvm::cl::init(KernelOptions().cublasLtWorkspace)};
+
+  KernelOptions get() const {
+    KernelOptions options;
+    options.threads = threads;
+    options.itemsPerThread = itemsPerThread;
+    options.tf32 = tf32;
+    options.cublasLtWorkspace = cublasLtWorkspace;
+    return options;
+  }
 };
 
 struct TargetPipelineOptions
@@ -317,6 +354,11 @@ struct TargetPipelineOptions
 
 /// kiln-gpu-pipeline takes the options of both phases that have some.
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  Option<bool> cublasLt{*this, "cublaslt",
+                        llvm::cl::desc("Matrix products as cuBLASLt calls"),
+                        llvm::cl::init(KernelOptions().cublasLt)};
+  Option<bool> tf32{*this, "tf32", llvm::cl::desc("As kiln-kernels-pipeline"),
+                    llvm::cl::init(KernelOptions().tf32)};
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("As kiln-kernels-pipeline"),
                           llvm::cl::init(KernelOptions().threads)};
@@ -346,10 +388,15 @@ void mlir::kiln::registerKilnPipelines() {
         graph.channelsLast = options.channelsLast;
         buildGraphPipeline(pm, graph);
       });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LinalgPipelineOptions>(
       "kiln-linalg-pipeline",
-      "The linalg phase: kiln layers to linalg on tensors",
-      buildLinalgPipeline);
+      "The linalg phase: kiln layers to linalg on tensors (and the products "
+      "chosen for cuBLASLt)",
+      [](OpPassManager &pm, const LinalgPipelineOptions &options) {
+        KernelOptions kernels;
+        kernels.cublasLt = options.cublasLt;
+        buildPhasePipeline(pm, Phase::Linalg, kernels, TargetOptions());
+      });
   PassPipelineRegistration<>(
       "kiln-groups-pipeline",
       "The groups phase: fusion groups, each an scf.forall that becomes one "
@@ -379,7 +426,11 @@ void mlir::kiln::registerKilnPipelines() {
       "kiln-gpu-pipeline",
       "GPU code generation: every phase from linalg to target",
       [](OpPassManager &pm, const GpuPipelineOptions &options) {
-        KernelOptions kernels{options.threads, options.itemsPerThread};
+        KernelOptions kernels;
+        kernels.threads = options.threads;
+        kernels.itemsPerThread = options.itemsPerThread;
+        kernels.cublasLt = options.cublasLt;
+        kernels.tf32 = options.tf32;
         TargetOptions target;
         std::string error;
         target.archs = *parseTargets(options.targets, error);

@@ -29,6 +29,15 @@ struct KernelOptions {
   int64_t threads = 256;
   /// Iterations per thread of kernels without a tile_config.
   int64_t itemsPerThread = 1;
+  /// Matrix products as cuBLASLt calls (kiln-gpu-select-library-calls in
+  /// the linalg phase, kiln-gpu-form-library-calls in this one).
+  bool cublasLt = true;
+  /// f32 products on TF32 tensor cores.
+  bool tf32 = true;
+  /// cuBLASLt's workspace per call, in the arena.
+  int64_t cublasLtWorkspace = 32 << 20;
+  /// Products of fewer operations stay generated kernels.
+  int64_t cublasLtMinFlops = 1 << 20;
 };
 
 /// kiln-target-pipeline: what the kernels are serialized for.

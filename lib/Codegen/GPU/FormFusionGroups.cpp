@@ -42,6 +42,12 @@ static constexpr int64_t kMaxRecompute = 4, kMaxRecomputeReduction = 2;
 static constexpr int64_t kMaxOpsReduced = 3;
 
 /// The linalg op directly in `block` that defines `v`, if any.
+/// Whether `op` is to be a library call (kiln-gpu-select-library-calls):
+/// no fusion touches it.
+static bool isLibraryCall(Operation *op) {
+  return op && op->hasAttr(KilnGPUDialect::getLibraryAttrName());
+}
+
 static linalg::LinalgOp getTopLevelProducer(Value v, Block *block) {
   auto producer = v.getDefiningOp<linalg::LinalgOp>();
   if (!producer || producer->getBlock() != block ||
@@ -134,7 +140,7 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
     for (OpOperand &operand : op->getOpOperands()) {
       linalg::LinalgOp producer = getTopLevelProducer(operand.get(), block);
       // (A producer with a loop of no iterations cannot be tiled.)
-      if (!producer || group.contains(producer) ||
+      if (!producer || group.contains(producer) || isLibraryCall(producer) ||
           llvm::is_contained(producer.getStaticLoopRanges(), 0))
         continue;
       AffineMap map = op.getMatchingIndexingMap(&operand);
@@ -260,6 +266,8 @@ struct ReadThroughUnitReshape : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
+    if (isLibraryCall(op))
+      return failure();
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
       SmallVector<AffineExpr> exprs;
@@ -334,7 +342,8 @@ LogicalResult FormFusionGroups::fuseElementwise() {
   // of its other loops: only small producers are fused into it.
   linalg::ControlFusionFn control = [](OpOperand *operand) {
     auto producer = operand->get().getDefiningOp<linalg::LinalgOp>();
-    if (!producer || !producer->hasOneUse())
+    if (!producer || !producer->hasOneUse() || isLibraryCall(producer) ||
+        isLibraryCall(operand->getOwner()))
       return false;
     Operation *owner = operand->getOwner();
     auto reader = dyn_cast<linalg::LinalgOp>(owner);
@@ -353,7 +362,10 @@ LogicalResult FormFusionGroups::fuseElementwise() {
   // space), so that the ops on both sides can fuse.
   patterns.add<GeneralizeNamedOp, ReadThroughUnitReshape>(&getContext());
   linalg::populateFoldReshapeOpsByExpansionPatterns(
-      patterns, [](OpOperand *) { return true; });
+      patterns, [](OpOperand *operand) {
+        return !isLibraryCall(operand->getOwner()) &&
+               !isLibraryCall(operand->get().getDefiningOp());
+      });
   return applyPatternsGreedily(getOperation(), std::move(patterns));
 }
 
@@ -363,7 +375,7 @@ LogicalResult FormFusionGroups::formGroup(linalg::LinalgOp root,
                                           DenseSet<Operation *> &erased) {
   // A loop of no iterations (a reduction over an empty set) has nothing to
   // tile: the op stays a kernel (or a fill) of its own.
-  if (llvm::is_contained(root.getStaticLoopRanges(), 0))
+  if (llvm::is_contained(root.getStaticLoopRanges(), 0) || isLibraryCall(root))
     return success();
   SmallVector<int64_t> sizes = getTileSizes(root);
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))

@@ -13,6 +13,7 @@
 
 #include "kiln/Target/Plan/TranslateToPlan.h"
 
+#include "LibraryCallPayload.h"
 #include "kiln/Codegen/GPU/DeviceOps.h"
 #include "kiln/Codegen/Host/Buffers.h"
 #include "kiln/Codegen/Host/Passes.h"
@@ -347,6 +348,28 @@ LogicalResult PlanTranslator::visit(Operation &op) {
                                         : rt::KernelArg::Access::ReadWrite;
       step.launch.args.push_back(karg);
     }
+  } else if (auto call = dyn_cast<LibraryCallOp>(op)) {
+    step.kind = rt::Step::Kind::LibraryCall;
+    step.libraryCall.callee = call.getCallee().str();
+    for (Value buffer : call.getBuffers()) {
+      auto type = cast<MemRefType>(buffer.getType());
+      FailureOr<rt::Address> a = viewAddress(buffer, &op);
+      std::optional<uint64_t> extent = getExtent(type);
+      std::optional<int64_t> offset = getStaticByteOffset(buffer);
+      if (failed(a))
+        return failure();
+      if (!extent || !offset)
+        return op.emitError("plan: the bytes a library call may touch "
+                            "through ")
+               << type << " cannot be bounded";
+      // The extent counts from the root buffer, the address from the view.
+      uint64_t skipped = std::min<uint64_t>(*extent, *offset);
+      step.libraryCall.buffers.push_back({*a, *extent - skipped});
+    }
+    FailureOr<std::string> payload = encodeLibraryCallPayload(call);
+    if (failed(payload))
+      return failure();
+    step.libraryCall.payload = std::move(*payload);
   } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
     step.kind = rt::Step::Kind::Copy;
     if (!isDeviceCopy(copy))

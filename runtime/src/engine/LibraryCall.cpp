@@ -7,7 +7,9 @@
 
 #include "kiln/runtime/LibraryCall.h"
 
+#include "cublas/CublasLt.h"
 #include "engine/LibraryCallRegistry.h"
+#include "kiln/runtime/CublasLtMatmul.h"
 
 #include <cstdio>
 #include <map>
@@ -24,7 +26,12 @@ struct Registry {
 /// Built on first use, so that static registrations in other files may run
 /// before or after this file's statics.
 Registry &registry() {
-  static Registry *instance = new Registry; // never destroyed: see above
+  static Registry *instance = [] {
+    auto r = new Registry; // never destroyed: see above
+    // The runtime's own library calls.
+    r->handlers[CublasLtMatmulParams::kCallee] = detail::prepareCublasLtMatmul;
+    return r;
+  }();
   return *instance;
 }
 } // namespace

@@ -71,6 +71,83 @@ def KilnGpuFormFusionGroupsPass
   ];
 }
 
+def KilnGpuSelectLibraryCallsPass
+    : Pass<"kiln-gpu-select-library-calls", "func::FuncOp"> {
+  let summary = "Choose cuBLASLt for the matrix products";
+  let description = [{
+    Runs on linalg on tensors, before `kiln-gpu-form-fusion-groups`. Each
+    `linalg.generic` that is a matrix product (what `kiln.matmul`,
+    `kiln.gemm` and `kiln.fully_connected` lower to: loops batch..., m, n, k
+    with D += A * B, either operand transposed, an operand's batch dimensions
+    all there or all broadcast, f32, f16 or bf16, static sizes) and whose
+    accumulator is a zero `linalg.fill` gets
+    `kiln_gpu.library = "cublaslt.matmul"`, when it does at least
+    `min-flops` floating-point operations (a smaller product is cheaper as
+    a generated kernel fused with its neighbours than as a call of its own). Fusion then leaves it out of
+    every group (its epilogue becomes a kernel of its own), and
+    `kiln-gpu-form-library-calls` makes it a cuBLASLt call on its buffers.
+
+    ```mlir
+    %p = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n),
+                                          (m, n, k) -> (m, n)], ...}
+        ins(%a, %b : tensor<64x16xf32>, tensor<16x32xf32>)
+        outs(%zero : tensor<64x32xf32>) {kiln_gpu.library = "cublaslt.matmul"}
+    ```
+  }];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"1048576",
+           "Smaller products (2 m n k per batch, summed) stay generated "
+           "kernels, fused with their neighbours">,
+  ];
+  let statistics = [
+    Statistic<"numSelected", "selected", "Products chosen for cuBLASLt">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnGPUDialect"];
+}
+
+def KilnGpuFormLibraryCallsPass
+    : Pass<"kiln-gpu-form-library-calls", "func::FuncOp"> {
+  let summary = "Turn the products chosen for cuBLASLt into library calls";
+  let description = [{
+    Runs on the bufferized network function, before `kiln-gpu-form-kernels`.
+    Each `linalg.generic` marked `kiln_gpu.library = "cublaslt.matmul"`
+    becomes a `kiln_gpu.library_call "cublaslt.matmul"` on its buffers A, B
+    and D and a new workspace buffer (placed in the arena like any buffer)
+    with room for four f32 copies of D (at least 64 KiB, at most
+    `workspace` bytes), with the parameters of
+    runtime/include/kiln/runtime/CublasLtMatmul.h: sizes, transposes,
+    leading dimensions and batch strides read from the buffers' layouts, and
+    `compute = "tf32"` for f32 products when `tf32` is set (else "f32").
+    Batches of A one after another that share one B (a layer applied to
+    every row) become one product of all their rows. The zero `linalg.fill`
+    of D right before it is erased. A product whose
+    rows are not contiguous, or whose batch dimensions are not one stride
+    apart, loses the mark and stays a generic (one kernel).
+
+    ```mlir
+    kiln_gpu.library_call "cublaslt.matmul"(%a, %b, %d, %ws) {
+        access = ["read", "read", "write", "readwrite"],
+        params = {batch = 1 : i64, compute = "tf32", k = 16 : i64, lda = 16 : i64, ...}}
+        : memref<64x16xf32>, memref<16x32xf32>, memref<64x32xf32>, memref<33554432xi8>
+    ```
+  }];
+  let options = [
+    Option<"tf32", "tf32", "bool", /*default=*/"true",
+           "f32 products on TF32 tensor cores (f32 accumulation)">,
+    Option<"workspace", "workspace", "int64_t", /*default=*/"33554432",
+           "The most bytes of cuBLASLt workspace per call">,
+  ];
+  let statistics = [
+    Statistic<"numFormed", "formed", "Library calls formed">,
+    Statistic<"numKept", "kept", "Marked products whose buffers cuBLASLt "
+              "cannot take (left as generics)">
+  ];
+  let dependentDialects = [
+    "::mlir::kiln::KilnGPUDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
   let summary = "Turn each linalg op on buffers into a GPU kernel and a launch";
   let description = [{

@@ -23,11 +23,51 @@ using namespace mlir::kiln;
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUAttrs.cpp.inc"
 
+#define GET_OP_CLASSES
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUOps.cpp.inc"
+
 void KilnGPUDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUAttrs.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUOps.cpp.inc"
+      >();
+}
+
+/// True for "read", "write" and "readwrite".
+static bool isAccessName(Attribute a) {
+  auto s = dyn_cast<StringAttr>(a);
+  return s && llvm::is_contained({"read", "write", "readwrite"}, s.getValue());
+}
+
+LogicalResult LibraryCallOp::verify() {
+  if (getCallee().empty())
+    return emitOpError("needs a callee");
+  if (getAccess().size() != getBuffers().size())
+    return emitOpError("has ") << getBuffers().size() << " buffers but "
+                               << getAccess().size() << " access entries";
+  if (!llvm::all_of(getAccess(), isAccessName))
+    return emitOpError("access must be \"read\", \"write\" or "
+                       "\"readwrite\" per buffer, got ")
+           << getAccess();
+  return success();
+}
+
+void LibraryCallOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (auto [buffer, access] : llvm::zip(getBuffersMutable(), getAccess())) {
+    StringRef a = cast<StringAttr>(access).getValue();
+    if (a != "write")
+      effects.emplace_back(MemoryEffects::Read::get(), &buffer,
+                           SideEffects::DefaultResource::get());
+    if (a != "read")
+      effects.emplace_back(MemoryEffects::Write::get(), &buffer,
+                           SideEffects::DefaultResource::get());
+  }
 }
 
 LogicalResult
@@ -76,11 +116,7 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == getArgAccessAttrName()) {
     auto list = dyn_cast<ArrayAttr>(attribute.getValue());
-    if (!list || !llvm::all_of(list, [](Attribute a) {
-          auto s = dyn_cast<StringAttr>(a);
-          return s && llvm::is_contained({"read", "write", "readwrite"},
-                                         s.getValue());
-        }))
+    if (!list || !llvm::all_of(list, isAccessName))
       return op->emitError() << "'" << name
                              << "' must be a list of \"read\", \"write\" or "
                                 "\"readwrite\", got "
@@ -113,6 +149,14 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
                              << "' must be pairs of the launch's argument "
                                 "indices (array<i64: in, out, ...>), got "
                              << attribute.getValue();
+    return success();
+  }
+  if (name == getLibraryAttrName()) {
+    auto callee = dyn_cast<StringAttr>(attribute.getValue());
+    if (!callee || callee.getValue().empty())
+      return op->emitError()
+             << "'" << name << "' must name a library call, got "
+             << attribute.getValue();
     return success();
   }
   if (name == getArenaOffsetAttrName()) {

@@ -13,6 +13,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def KilnGPU_Dialect : Dialect {
   let name = "kiln_gpu";
@@ -40,6 +41,10 @@ def KilnGPU_Dialect : Dialect {
     - `kiln_gpu.flops = N : i64` on a `gpu.launch_func`: the kernel's
       floating-point operations, counted statically (lib/Codegen/GPU/Flops.h)
       for `kiln-compile --report`;
+    - `kiln_gpu.library = "cublaslt.matmul"` on a linalg op
+      (`kiln-gpu-select-library-calls`): a request that the op run as that
+      library call instead of a generated kernel; fusion leaves it alone and
+      `kiln-gpu-form-library-calls` makes it a `kiln_gpu.library_call`;
     - `kiln_gpu.arena_offset = N : i64` on a host `memref.alloc`: the byte
       offset of the buffer in the execution context's activation arena, and
       `kiln_gpu.arena_bytes = N : i64` on the host function: the arena's size
@@ -71,6 +76,10 @@ def KilnGPU_Dialect : Dialect {
     /// `kiln_gpu.flops`: a launch's floating-point operations.
     static constexpr ::llvm::StringLiteral getFlopsAttrName() {
       return ::llvm::StringLiteral("kiln_gpu.flops");
+    }
+    /// `kiln_gpu.library`: the library call a linalg op is to become.
+    static constexpr ::llvm::StringLiteral getLibraryAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.library");
     }
     /// `kiln_gpu.arena_offset`: a host allocation's offset in the arena.
     static constexpr ::llvm::StringLiteral getArenaOffsetAttrName() {
@@ -110,6 +119,37 @@ def KilnGPU_TileConfigAttr : AttrDef<KilnGPU_Dialect, "TileConfig"> {
     `stages` `=` $stages `>`
   }];
   let genVerifyDecl = 1;
+}
+
+def KilnGPU_LibraryCallOp : Op<KilnGPU_Dialect, "library_call",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "A call into a library (cuBLASLt) on device buffers";
+  let description = [{
+    One plan step that the runtime's handler for `callee` runs
+    (runtime/include/kiln/runtime/LibraryCall.h) instead of a generated
+    kernel. `access` says what the call does with each buffer ("read",
+    "write" or "readwrite"); `params` are the callee's parameters, which the
+    plan translation encodes into the step's payload. For
+    `"cublaslt.matmul"` (runtime/include/kiln/runtime/CublasLtMatmul.h) the
+    buffers are A, B, D and a workspace, and the parameters describe
+    D = op(A) op(B) in row-major terms, per batch:
+
+    ```mlir
+    kiln_gpu.library_call "cublaslt.matmul"(%a, %b, %d, %ws) {
+        access = ["read", "read", "write", "readwrite"],
+        params = {type = "f16", compute = "f32", m = 64 : i64, n = 32 : i64,
+                  k = 16 : i64, batch = 1 : i64, trans_a = false,
+                  trans_b = false, lda = 16 : i64, ldb = 32 : i64,
+                  ldd = 32 : i64, stride_a = 0 : i64, stride_b = 0 : i64,
+                  stride_d = 0 : i64}}
+        : memref<64x16xf16>, memref<16x32xf16>, memref<64x32xf16>,
+          memref<33554432xi8>
+    ```
+  }];
+  let arguments = (ins StrAttr:$callee, Variadic<AnyMemRef>:$buffers,
+                       StrArrayAttr:$access, DictionaryAttr:$params);
+  let assemblyFormat = "$callee `(` $buffers `)` attr-dict `:` type($buffers)";
+  let hasVerifier = 1;
 }
 
 #endif // KILN_DIALECT_KILNGPU_IR_KILNGPU_TD

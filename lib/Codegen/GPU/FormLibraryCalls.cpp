@@ -1,0 +1,173 @@
+//===- FormLibraryCalls.cpp - library calls on buffers ----------*- C++ -*-===//
+//
+// kiln-gpu-form-library-calls: each linalg.generic that
+// kiln-gpu-select-library-calls marked becomes a kiln_gpu.library_call
+// "cublaslt.matmul" on its buffers and a workspace, with the row-major
+// parameters of kiln/runtime/CublasLtMatmul.h read from the buffers' strides.
+// A product whose buffers cuBLASLt cannot take (a row not contiguous, batch
+// dimensions that are not one stride apart) loses its mark and stays a
+// kernel. The zero fill of the product's output goes (the call overwrites
+// it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Codegen/GPU/Passes.h"
+
+#include "kiln/Codegen/GPU/Products.h"
+#include "kiln/Codegen/Host/Buffers.h"
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
+#include "kiln/runtime/CublasLtMatmul.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNGPUFORMLIBRARYCALLSPASS
+#include "kiln/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+/// A buffer's rows and batches: the stride between rows (`ld`) and between
+/// batches (0 for one matrix), in elements.
+struct Strides {
+  int64_t ld = 0, batch = 0, count = 1;
+};
+
+/// The strides of `type` as a stack of matrices, when rows are contiguous
+/// and the batch dimensions are one stride apart.
+std::optional<Strides> getMatrixStrides(MemRefType type, bool batched) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || type.getRank() < 2 ||
+      strides.back() != 1 || ShapedType::isDynamic(strides[strides.size() - 2]))
+    return std::nullopt;
+  Strides s;
+  int64_t rank = type.getRank();
+  s.ld = strides[rank - 2];
+  if (!batched || rank == 2)
+    return s;
+  ArrayRef<int64_t> shape = type.getShape();
+  for (int64_t i = 0; i + 1 < rank - 2; ++i)
+    if (strides[i] != strides[i + 1] * shape[i + 1] && shape[i] != 1)
+      return std::nullopt;
+  s.batch = strides[rank - 3];
+  for (int64_t i = 0; i < rank - 2; ++i)
+    s.count *= shape[i];
+  return s;
+}
+
+StringRef getTypeName(Type t) {
+  return isa<Float16Type>(t) ? "f16" : isa<BFloat16Type>(t) ? "bf16" : "f32";
+}
+
+struct FormLibraryCalls
+    : public mlir::kiln::impl::KilnGpuFormLibraryCallsPassBase<
+          FormLibraryCalls> {
+  using Base::Base;
+
+  /// The zero fill of `d` right before `op`, with nothing between that
+  /// touches d's buffer.
+  linalg::FillOp findZeroFill(Operation *op, Value d) {
+    Value root = getRootBuffer(d);
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      auto fill = dyn_cast<linalg::FillOp>(prev);
+      if (fill && fill.getOutputs()[0] == d &&
+          matchPattern(fill.value(), m_AnyZeroFloat()))
+        return fill;
+      for (Value operand : prev->getOperands())
+        if (isa<MemRefType>(operand.getType()) &&
+            getRootBuffer(operand) == root)
+          return nullptr;
+    }
+    return nullptr;
+  }
+
+  LogicalResult form(linalg::GenericOp op) {
+    std::optional<Product> p = matchProduct(op);
+    if (!p)
+      return op.emitError("kiln-gpu-form-library-calls: the op marked '")
+             << KilnGPUDialect::getLibraryAttrName()
+             << "' is not a matrix product";
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1],
+          d = op.getDpsInits()[0];
+    auto sa = getMatrixStrides(cast<MemRefType>(a.getType()), p->batchedA);
+    auto sb = getMatrixStrides(cast<MemRefType>(b.getType()), p->batchedB);
+    auto sd = getMatrixStrides(cast<MemRefType>(d.getType()), true);
+    if (!sa || !sb || !sd) {
+      op->removeAttr(KilnGPUDialect::getLibraryAttrName());
+      ++numKept;
+      return success();
+    }
+    // Batches of A one after another and one B for all of them: one
+    // product of all of A's rows.
+    int64_t m = p->m, batch = sd->count;
+    if (batch > 1 && !p->transA && p->batchedA && !p->batchedB &&
+        sa->batch == m * sa->ld && sd->batch == m * sd->ld) {
+      m *= batch;
+      batch = 1;
+      sa->batch = sd->batch = 0;
+    }
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    if (linalg::FillOp fill = findZeroFill(op, d))
+      fill.erase();
+    // Room for a few f32 partial products of D (split-K), within the
+    // option's bound: a small product gets a small workspace.
+    int64_t wanted = std::max<int64_t>(64 << 10, 4 * 4 * m * p->n * batch);
+    auto workspaceType = MemRefType::get({std::min<int64_t>(workspace, wanted)},
+                                         builder.getI8Type());
+    Value ws = memref::AllocOp::create(builder, loc, workspaceType);
+    auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
+    bool useTf32 = tf32 && isa<Float32Type>(p->element);
+    NamedAttrList params;
+    params.append("type", builder.getStringAttr(getTypeName(p->element)));
+    params.append("compute", builder.getStringAttr(useTf32 ? "tf32" : "f32"));
+    params.append("m", i64(m));
+    params.append("n", i64(p->n));
+    params.append("k", i64(p->k));
+    params.append("batch", i64(batch));
+    params.append("trans_a", builder.getBoolAttr(p->transA));
+    params.append("trans_b", builder.getBoolAttr(p->transB));
+    params.append("lda", i64(sa->ld));
+    params.append("ldb", i64(sb->ld));
+    params.append("ldd", i64(sd->ld));
+    params.append("stride_a", i64(batch > 1 ? sa->batch : 0));
+    params.append("stride_b", i64(batch > 1 ? sb->batch : 0));
+    params.append("stride_d", i64(batch > 1 ? sd->batch : 0));
+    auto call = LibraryCallOp::create(
+        builder, loc, ::kiln::rt::CublasLtMatmulParams::kCallee,
+        ValueRange{a, b, d, ws},
+        builder.getStrArrayAttr({"read", "read", "write", "readwrite"}),
+        params.getDictionary(&getContext()));
+    // The layers it computes, for the report.
+    if (auto group = op->getAttr(KilnGPUDialect::getFusionGroupAttrName()))
+      call->setAttr(KilnGPUDialect::getFusionGroupAttrName(), group);
+    op.erase();
+    ++numFormed;
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (workspace < 0) {
+      getOperation().emitError("kiln-gpu-form-library-calls: workspace must "
+                               "be at least 0 bytes");
+      return signalPassFailure();
+    }
+    SmallVector<linalg::GenericOp> marked;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(KilnGPUDialect::getLibraryAttrName()))
+        marked.push_back(op);
+    });
+    for (linalg::GenericOp op : marked)
+      if (failed(form(op)))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,87 @@
+//===- LibraryCallPayload.cpp - library-call parameters as bytes ---------===//
+
+#include "LibraryCallPayload.h"
+
+#include "kiln/runtime/CublasLtMatmul.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace rt = ::kiln::rt;
+
+static FailureOr<std::string> encodeCublasLtMatmul(LibraryCallOp call) {
+  DictionaryAttr params = call.getParams();
+  bool ok = true;
+  auto fail = [&](StringRef name, StringRef expected) {
+    if (ok)
+      call.emitError("plan: cublaslt.matmul parameter '")
+          << name << "' must be " << expected << ", got " << params.get(name);
+    ok = false;
+  };
+  auto integer = [&](StringRef name, int64_t &out) {
+    auto a = params.getAs<IntegerAttr>(name);
+    if (!a || a.getInt() < 0)
+      return fail(name, "a non-negative integer");
+    out = a.getInt();
+  };
+  auto flag = [&](StringRef name, bool &out) {
+    auto a = params.getAs<BoolAttr>(name);
+    if (!a)
+      return fail(name, "true or false");
+    out = a.getValue();
+  };
+  auto choice = [&](StringRef name, ArrayRef<StringRef> values) -> StringRef {
+    auto a = params.getAs<StringAttr>(name);
+    if (!a || !llvm::is_contained(values, a.getValue())) {
+      fail(name, "one of " + llvm::join(values, ", "));
+      return "";
+    }
+    return a.getValue();
+  };
+  rt::CublasLtMatmulParams p;
+  StringRef type = choice("type", {"f32", "f16", "bf16"});
+  p.type = type == "f16"    ? rt::DataType::F16
+           : type == "bf16" ? rt::DataType::BF16
+                            : rt::DataType::F32;
+  p.tf32 = choice("compute", {"f32", "tf32"}) == "tf32";
+  integer("m", p.m);
+  integer("n", p.n);
+  integer("k", p.k);
+  integer("batch", p.batch);
+  flag("trans_a", p.transA);
+  flag("trans_b", p.transB);
+  integer("lda", p.lda);
+  integer("ldb", p.ldb);
+  integer("ldd", p.ldd);
+  integer("stride_a", p.strideA);
+  integer("stride_b", p.strideB);
+  integer("stride_d", p.strideD);
+  if (!ok)
+    return failure();
+  if (call.getBuffers().size() != 4)
+    return call.emitError("plan: cublaslt.matmul takes 4 buffers (A, B, D, "
+                          "workspace), got ")
+           << call.getBuffers().size();
+  auto ws = cast<MemRefType>(call.getBuffers()[3].getType());
+  if (!ws.hasStaticShape() || ws.getRank() != 1 ||
+      !ws.getElementType().isInteger(8))
+    return call.emitError("plan: cublaslt.matmul's workspace must be a "
+                          "static memref of i8, got ")
+           << ws;
+  p.workspaceBytes = ws.getNumElements();
+  std::string payload = rt::encodeCublasLtMatmul(p);
+  // What the runtime will refuse is refused here too.
+  auto checked = rt::decodeCublasLtMatmul(payload);
+  if (!checked.isOk())
+    return call.emitError("plan: ") << checked.status().message();
+  return payload;
+}
+
+FailureOr<std::string>
+mlir::kiln::encodeLibraryCallPayload(LibraryCallOp call) {
+  if (call.getCallee() == rt::CublasLtMatmulParams::kCallee)
+    return encodeCublasLtMatmul(call);
+  return call.emitError("plan: no payload encoding for library call '")
+         << call.getCallee() << "'";
+}

@@ -1,0 +1,57 @@
+//===- CublasLtMatmul.h - the cublaslt.matmul library call ------*- C++ -*-===//
+//
+// The parameters of a "cublaslt.matmul" library-call step and their payload
+// bytes, shared by the compiler (which writes them) and the runtime's handler
+// (which reads them and runs cuBLASLt, loaded at run time). The step's
+// buffers are A, B, D and a workspace; per batch b,
+//
+//   D[b] (m x n) = op(A[b]) (m x k) * op(B[b]) (k x n)
+//
+// all row-major: A[b] starts strideA elements after A[b-1] (0: one A for
+// every batch), its rows are lda elements apart, and op(A) is A's transpose
+// when transA (A is then stored k x m); likewise B and D. Products
+// accumulate in f32 (TF32 tensor cores for f32 when tf32 is set).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_CUBLASLTMATMUL_H
+#define KILN_RUNTIME_CUBLASLTMATMUL_H
+
+#include "kiln/runtime/Plan.h"
+#include "kiln/runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::rt {
+
+struct CublasLtMatmulParams {
+  /// The callee's name in a plan.
+  static constexpr const char *kCallee = "cublaslt.matmul";
+  /// A, B and D: F32, F16 or BF16.
+  DataType type = DataType::F32;
+  /// F32 only: TF32 tensor cores (10-bit mantissa inputs, f32 accumulation).
+  bool tf32 = false;
+  bool transA = false, transB = false;
+  int64_t m = 1, n = 1, k = 1, batch = 1;
+  int64_t lda = 1, ldb = 1, ldd = 1;
+  int64_t strideA = 0, strideB = 0, strideD = 0;
+  /// The workspace buffer's size, the most cuBLASLt may use.
+  uint64_t workspaceBytes = 0;
+
+  /// The bytes of A, B and D a call touches (from the first element).
+  uint64_t bytesA() const;
+  uint64_t bytesB() const;
+  uint64_t bytesD() const;
+};
+
+/// The payload of a step (versioned little-endian fields).
+std::string encodeCublasLtMatmul(const CublasLtMatmulParams &params);
+/// The parameters in `payload`, checked: a supported type, positive sizes,
+/// leading dimensions that hold a row, batches of D that do not overlap.
+/// InvalidPlan, saying what is wrong, otherwise.
+StatusOr<CublasLtMatmulParams> decodeCublasLtMatmul(const std::string &payload);
+
+} // namespace kiln::rt
+
+#endif // KILN_RUNTIME_CUBLASLTMATMUL_H

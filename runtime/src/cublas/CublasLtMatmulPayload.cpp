@@ -1,0 +1,124 @@
+//===- CublasLtMatmulPayload.cpp - cublaslt.matmul payloads -----*- C++ -*-===//
+//
+// "KLTM", a version, four flag bytes and eleven little-endian 64-bit fields.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/runtime/CublasLtMatmul.h"
+
+#include <cstring>
+
+namespace kiln::rt {
+
+namespace {
+constexpr char kMagic[4] = {'K', 'L', 'T', 'M'};
+constexpr uint32_t kVersion = 1;
+constexpr size_t kFields = 11, kBytes = 4 + 4 + 4 + 8 * kFields;
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+
+template <typename T> void put(std::string &out, T value) {
+  for (size_t i = 0; i < sizeof(T); ++i)
+    out.push_back(
+        static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff));
+}
+
+uint64_t get(const std::string &in, size_t at, size_t bytes) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < bytes; ++i)
+    v |= uint64_t(static_cast<uint8_t>(in[at + i])) << (8 * i);
+  return v;
+}
+
+/// Elements from the first of batch 0 to the last of batch `batch` - 1, for
+/// `rows` rows of `cols` elements `ld` apart, batches `stride` apart.
+uint64_t span(int64_t batch, int64_t stride, int64_t rows, int64_t cols,
+              int64_t ld) {
+  return uint64_t(batch - 1) * uint64_t(stride) +
+         uint64_t(rows - 1) * uint64_t(ld) + uint64_t(cols);
+}
+
+Status invalid(const std::string &what) {
+  return Status(StatusCode::InvalidPlan, "cublaslt.matmul payload: " + what);
+}
+} // namespace
+
+uint64_t CublasLtMatmulParams::bytesA() const {
+  return span(batch, strideA, transA ? k : m, transA ? m : k, lda) *
+         dataTypeBytes(type);
+}
+uint64_t CublasLtMatmulParams::bytesB() const {
+  return span(batch, strideB, transB ? n : k, transB ? k : n, ldb) *
+         dataTypeBytes(type);
+}
+uint64_t CublasLtMatmulParams::bytesD() const {
+  return span(batch, strideD, m, n, ldd) * dataTypeBytes(type);
+}
+
+std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
+  std::string out(kMagic, 4);
+  put<uint32_t>(out, kVersion);
+  put<uint8_t>(out, static_cast<uint8_t>(p.type));
+  put<uint8_t>(out, p.tf32);
+  put<uint8_t>(out, p.transA);
+  put<uint8_t>(out, p.transB);
+  for (int64_t v : {p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldd, p.strideA,
+                    p.strideB, p.strideD})
+    put<uint64_t>(out, static_cast<uint64_t>(v));
+  put<uint64_t>(out, p.workspaceBytes);
+  return out;
+}
+
+StatusOr<CublasLtMatmulParams>
+decodeCublasLtMatmul(const std::string &payload) {
+  if (payload.size() != kBytes || std::memcmp(payload.data(), kMagic, 4) != 0)
+    return invalid("expected " + std::to_string(kBytes) +
+                   " bytes starting with 'KLTM', got " +
+                   std::to_string(payload.size()) + " bytes");
+  if (uint64_t version = get(payload, 4, 4); version != kVersion)
+    return invalid("version " + std::to_string(version) +
+                   ", this runtime reads version " + std::to_string(kVersion));
+  CublasLtMatmulParams p;
+  uint64_t type = get(payload, 8, 1);
+  p.type = static_cast<DataType>(type);
+  if (p.type != DataType::F32 && p.type != DataType::F16 &&
+      p.type != DataType::BF16)
+    return invalid("element type " + std::to_string(type) +
+                   " (expected f32, f16 or bf16)");
+  uint64_t flags[3] = {get(payload, 9, 1), get(payload, 10, 1),
+                       get(payload, 11, 1)};
+  for (uint64_t f : flags)
+    if (f > 1)
+      return invalid("a flag byte is " + std::to_string(f));
+  p.tf32 = flags[0];
+  p.transA = flags[1];
+  p.transB = flags[2];
+  if (p.tf32 && p.type != DataType::F32)
+    return invalid("tf32 with a type other than f32");
+  int64_t *fields[] = {&p.m,   &p.n,   &p.k,       &p.batch,   &p.lda,
+                       &p.ldb, &p.ldd, &p.strideA, &p.strideB, &p.strideD};
+  const char *names[] = {"m",   "n",   "k",        "batch",    "lda",
+                         "ldb", "ldd", "stride_a", "stride_b", "stride_d"};
+  for (size_t i = 0; i < 10; ++i) {
+    uint64_t v = get(payload, 12 + 8 * i, 8);
+    bool isStride = i >= 7;
+    if (v > uint64_t(kMaxDim) || (!isStride && v == 0))
+      return invalid(std::string(names[i]) + " is " +
+                     std::to_string(static_cast<int64_t>(v)));
+    *fields[i] = static_cast<int64_t>(v);
+  }
+  p.workspaceBytes = get(payload, 12 + 80, 8);
+  if (p.workspaceBytes > (uint64_t(1) << 32))
+    return invalid("a workspace of " + std::to_string(p.workspaceBytes) +
+                   " bytes");
+  if (p.lda < (p.transA ? p.m : p.k) || p.ldb < (p.transB ? p.k : p.n) ||
+      p.ldd < p.n)
+    return invalid("a leading dimension shorter than its rows (lda " +
+                   std::to_string(p.lda) + ", ldb " + std::to_string(p.ldb) +
+                   ", ldd " + std::to_string(p.ldd) + ")");
+  if (p.batch > 1 && p.strideD < (p.m - 1) * p.ldd + p.n)
+    return invalid("batches of D overlap (stride_d " +
+                   std::to_string(p.strideD) + ")");
+  return p;
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,212 @@
+//===- CublasLtMatmulTest.cpp - the cublaslt.matmul library call -*- C++
+//-*-===//
+//
+// The payload of "cublaslt.matmul" steps (encode, decode, every refusal) and
+// the built-in handler's checks before it loads cuBLASLt: buffers too small
+// for the product they describe, a payload that does not decode, and no
+// cuBLASLt on the machine (the product itself runs on the GPU machine:
+// benchmarks/gemm.py and the GPU conformance runs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/runtime/CublasLtMatmul.h"
+#include "FakeEngine.h"
+#include "PlanTestUtil.h"
+#include "kiln/runtime/LibraryCall.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+using namespace kiln::rt;
+using namespace kiln::rt::test;
+using ::testing::HasSubstr;
+
+namespace {
+
+CublasLtMatmulParams randomParams(std::mt19937 &rng) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  CublasLtMatmulParams p;
+  DataType types[] = {DataType::F32, DataType::F16, DataType::BF16};
+  p.type = types[pick(0, 2)];
+  p.tf32 = p.type == DataType::F32 && pick(0, 1);
+  p.transA = pick(0, 1);
+  p.transB = pick(0, 1);
+  p.m = pick(1, 300);
+  p.n = pick(1, 300);
+  p.k = pick(1, 300);
+  p.batch = pick(1, 4);
+  p.lda = (p.transA ? p.m : p.k) + pick(0, 3);
+  p.ldb = (p.transB ? p.k : p.n) + pick(0, 3);
+  p.ldd = p.n + pick(0, 3);
+  p.strideA = p.batch > 1 ? (p.transA ? p.k : p.m) * p.lda : 0;
+  p.strideB = p.batch > 1 && pick(0, 1) ? (p.transB ? p.n : p.k) * p.ldb : 0;
+  p.strideD = p.batch > 1 ? p.m * p.ldd : 0;
+  p.workspaceBytes = uint64_t(pick(0, 1 << 20));
+  return p;
+}
+
+TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200; ++i) {
+    CublasLtMatmulParams p = randomParams(rng);
+    std::string payload = encodeCublasLtMatmul(p);
+    ASSERT_EQ(payload.size(), 100u);
+    auto q = decodeCublasLtMatmul(payload);
+    ASSERT_TRUE(q.isOk()) << q.status().toString();
+    EXPECT_EQ(q->type, p.type);
+    EXPECT_EQ(q->tf32, p.tf32);
+    EXPECT_EQ(q->transA, p.transA);
+    EXPECT_EQ(q->transB, p.transB);
+    EXPECT_EQ(
+        std::vector<int64_t>({q->m, q->n, q->k, q->batch, q->lda, q->ldb,
+                              q->ldd, q->strideA, q->strideB, q->strideD}),
+        std::vector<int64_t>({p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldd,
+                              p.strideA, p.strideB, p.strideD}));
+    EXPECT_EQ(q->workspaceBytes, p.workspaceBytes);
+    // The bytes each operand spans, counted element by element.
+    int64_t rowsA = p.transA ? p.k : p.m, colsA = p.transA ? p.m : p.k;
+    int64_t last = (p.batch - 1) * p.strideA + (rowsA - 1) * p.lda + colsA - 1;
+    EXPECT_EQ(q->bytesA(), uint64_t(last + 1) * dataTypeBytes(p.type));
+    last = (p.batch - 1) * p.strideD + (p.m - 1) * p.ldd + p.n - 1;
+    EXPECT_EQ(q->bytesD(), uint64_t(last + 1) * dataTypeBytes(p.type));
+  }
+}
+
+TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
+  CublasLtMatmulParams good;
+  good.m = 4;
+  good.n = 5;
+  good.k = 6;
+  good.lda = 6;
+  good.ldb = 5;
+  good.ldd = 5;
+  std::string payload = encodeCublasLtMatmul(good);
+  ASSERT_TRUE(decodeCublasLtMatmul(payload).isOk());
+  auto refused = [](const std::string &bytes) {
+    auto p = decodeCublasLtMatmul(bytes);
+    EXPECT_FALSE(p.isOk());
+    if (!p.isOk())
+      EXPECT_EQ(p.status().code(), StatusCode::InvalidPlan);
+    return p.isOk() ? std::string() : p.status().message();
+  };
+  EXPECT_THAT(refused(payload.substr(0, 99)),
+              HasSubstr("expected 100 bytes starting with 'KLTM', got 99"));
+  std::string bad = payload;
+  bad[0] = 'X';
+  EXPECT_THAT(refused(bad), HasSubstr("starting with 'KLTM'"));
+  bad = payload;
+  bad[4] = 2;
+  EXPECT_THAT(refused(bad),
+              HasSubstr("version 2, this runtime reads version 1"));
+  auto with = [&](auto change) {
+    CublasLtMatmulParams p = good;
+    change(p);
+    return refused(encodeCublasLtMatmul(p));
+  };
+  EXPECT_THAT(with([](auto &p) { p.type = DataType::I8; }),
+              HasSubstr("element type 3 (expected f32, f16 or bf16)"));
+  EXPECT_THAT(with([](auto &p) {
+                p.type = DataType::F16;
+                p.tf32 = true;
+              }),
+              HasSubstr("tf32 with a type other than f32"));
+  EXPECT_THAT(with([](auto &p) { p.k = 0; }), HasSubstr("k is 0"));
+  EXPECT_THAT(with([](auto &p) { p.lda = 5; }),
+              HasSubstr("a leading dimension shorter than its rows (lda 5"));
+  EXPECT_THAT(with([](auto &p) {
+                p.batch = 2;
+                p.strideD = 10;
+              }),
+              HasSubstr("batches of D overlap (stride_d 10)"));
+  EXPECT_THAT(with([](auto &p) { p.workspaceBytes = uint64_t(1) << 40; }),
+              HasSubstr("a workspace of 1099511627776 bytes"));
+  bad = payload;
+  bad[10] = 7; // the transA flag byte
+  EXPECT_THAT(refused(bad), HasSubstr("a flag byte is 7"));
+}
+
+/// A plan whose one step is a cuBLASLt product of `in` (4x6) by weights
+/// (6x5) into `out` (4x5), with a 256-byte workspace in the arena.
+PlanContents matmulPlan(const CublasLtMatmulParams &p, uint64_t outBytes) {
+  PlanContents plan;
+  plan.tensors = {{"in", DataType::F32, {4, 6}, true},
+                  {"out", DataType::F32, {4, 5}, false}};
+  plan.weights.assign(6 * 5 * 4, 0);
+  plan.arenaBytes = 256;
+  plan.steps = {libraryCallStep(CublasLtMatmulParams::kCallee,
+                                {{tensor(0, 0), 96},
+                                 {weights(0), 120},
+                                 {tensor(1, 0), outBytes},
+                                 {arena(0), 256}},
+                                encodeCublasLtMatmul(p))};
+  return plan;
+}
+
+using CublasLtMatmulTest = FakeEngineTest;
+
+TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
+  EXPECT_TRUE(hasLibraryCallHandler(CublasLtMatmulParams::kCallee));
+  auto rt = runtime();
+  ASSERT_TRUE(rt);
+  CublasLtMatmulParams p;
+  p.m = 4;
+  p.n = 5;
+  p.k = 6;
+  p.lda = 6;
+  p.ldb = 5;
+  p.ldd = 5;
+  p.workspaceBytes = 256;
+  // D's buffer holds 19 of the 20 floats the product writes.
+  auto engine = load(*rt, matmulPlan(p, 76));
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_EQ(engine.status().code(), StatusCode::InvalidPlan);
+  EXPECT_EQ(engine.status().message(),
+            "step 0 (call 'cublaslt.matmul'): cublaslt.matmul: D has 76 "
+            "bytes, the product reads or writes 80");
+  // A workspace bigger than its buffer.
+  p.workspaceBytes = 512;
+  engine = load(*rt, matmulPlan(p, 80));
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_THAT(engine.status().message(),
+              HasSubstr("the workspace has 256 bytes, the product reads or "
+                        "writes 512"));
+  // A payload that does not decode.
+  PlanContents plan = matmulPlan(p, 80);
+  plan.steps[0].libraryCall.payload = "KLTM";
+  engine = load(*rt, plan);
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_THAT(engine.status().message(),
+              HasSubstr("step 0 (call 'cublaslt.matmul'): cublaslt.matmul "
+                        "payload: expected 100 bytes"));
+}
+
+// cuBLASLt is loaded once per process: no other test of this binary loads
+// it (the products run on the GPU machine), so this one chooses the library.
+TEST_F(CublasLtMatmulTest, SaysWhenThereIsNoCublasLt) {
+  setenv("KILN_CUBLASLT_LIBRARY", "/nonexistent/libcublasLt.so", 1);
+  auto rt = runtime();
+  ASSERT_TRUE(rt);
+  CublasLtMatmulParams p;
+  p.m = 4;
+  p.n = 5;
+  p.k = 6;
+  p.lda = 6;
+  p.ldb = 5;
+  p.ldd = 5;
+  p.workspaceBytes = 256;
+  auto engine = load(*rt, matmulPlan(p, 80));
+  unsetenv("KILN_CUBLASLT_LIBRARY");
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_EQ(engine.status().code(), StatusCode::DriverUnavailable);
+  EXPECT_THAT(engine.status().message(),
+              HasSubstr("step 0 (call 'cublaslt.matmul'): cannot load "
+                        "cuBLASLt, the CUDA toolkit's matrix library "
+                        "(/nonexistent/libcublasLt.so: cannot open"));
+}
+
+} // namespace

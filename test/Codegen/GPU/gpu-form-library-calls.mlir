@@ -1,0 +1,106 @@
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics --kiln-gpu-form-library-calls | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics --kiln-gpu-form-library-calls="tf32=false workspace=1024" | FileCheck %s --check-prefix=NOTF32
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#d = affine_map<(m, n, k) -> (m, n)>
+
+// A chosen product on buffers becomes a cuBLASLt call with a workspace;
+// the zero fill of its output goes. B is transposed (stored n x k).
+// CHECK-LABEL: func.func @product
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[WS:.*]] = memref.alloc() : memref<65536xi8>
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %arg2, %[[WS]]) {access = ["read", "read", "write", "readwrite"], params = {batch = 1 : i64, compute = "tf32", k = 16 : i64, lda = 16 : i64, ldb = 16 : i64, ldd = 32 : i64, m = 64 : i64, n = 32 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_d = 0 : i64, trans_a = false, trans_b = true, type = "f32"}} : memref<64x16xf32>, memref<32x16xf32>, memref<64x32xf32>, memref<65536xi8>
+// CHECK-NOT:     linalg.generic
+// NOTF32-LABEL: func.func @product
+// NOTF32:         memref.alloc() : memref<1024xi8>
+// NOTF32:         compute = "f32"
+func.func @product(%a: memref<64x16xf32>, %b: memref<32x16xf32>, %d: memref<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%d : memref<64x32xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #d], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x16xf32>, memref<32x16xf32>) outs(%d : memref<64x32xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#a3 = affine_map<(b, m, n, k) -> (b, m, k)>
+#b2 = affine_map<(b, m, n, k) -> (k, n)>
+#b3 = affine_map<(b, m, n, k) -> (b, k, n)>
+#d3 = affine_map<(b, m, n, k) -> (b, m, n)>
+// Batches of A that share B are one product of 4 * 8 rows; batches of both
+// operands stay a batch of 4, with the strides of the buffers (D is a slice
+// of a wider buffer: rows 24 apart). f16 products accumulate in f32.
+// CHECK-LABEL: func.func @batched
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %arg3, %{{.*}}) {{.*}}params = {batch = 1 : i64, compute = "f32", k = 16 : i64, lda = 16 : i64, ldb = 8 : i64, ldd = 8 : i64, m = 32 : i64, n = 8 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_d = 0 : i64, trans_a = false, trans_b = false, type = "f16"}}
+// CHECK:         %[[VIEW:.*]] = memref.subview
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg2, %[[VIEW]], %{{.*}}) {{.*}}params = {batch = 4 : i64, compute = "f32", k = 16 : i64, lda = 16 : i64, ldb = 8 : i64, ldd = 24 : i64, m = 8 : i64, n = 8 : i64, stride_a = 128 : i64, stride_b = 128 : i64, stride_d = 192 : i64, trans_a = false, trans_b = false, type = "f16"}}
+func.func @batched(%a: memref<4x8x16xf16>, %b: memref<16x8xf16>, %bb: memref<4x16x8xf16>,
+                   %d: memref<4x8x8xf16>, %wide: memref<4x8x24xf16>) {
+  linalg.generic {indexing_maps = [#a3, #b2, #d3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8x16xf16>, memref<16x8xf16>) outs(%d : memref<4x8x8xf16>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f16, %y: f16, %s: f16):
+    %m = arith.mulf %x, %y : f16
+    %r = arith.addf %s, %m : f16
+    linalg.yield %r : f16
+  }
+  %view = memref.subview %wide[0, 0, 8] [4, 8, 8] [1, 1, 1]
+      : memref<4x8x24xf16> to memref<4x8x8xf16, strided<[192, 24, 1], offset: 8>>
+  linalg.generic {indexing_maps = [#a3, #b3, #d3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %bb : memref<4x8x16xf16>, memref<4x16x8xf16>)
+      outs(%view : memref<4x8x8xf16, strided<[192, 24, 1], offset: 8>>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f16, %y: f16, %s: f16):
+    %m = arith.mulf %x, %y : f16
+    %r = arith.addf %s, %m : f16
+    linalg.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#d = affine_map<(m, n, k) -> (m, n)>
+// A column of a buffer (rows not contiguous: stride 2 between elements)
+// cannot go to cuBLASLt: the product stays a generic without the mark, and
+// its fill stays too.
+// CHECK-LABEL: func.func @strided
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic
+// CHECK-NOT:     kiln_gpu.library
+func.func @strided(%a: memref<4x8xf32, strided<[16, 2]>>, %b: memref<8x4xf32>, %d: memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%d : memref<4x4xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #d], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf32, strided<[16, 2]>>, memref<8x4xf32>) outs(%d : memref<4x4xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(i) -> (i)>
+func.func @not_a_product(%a: memref<4xf32>, %d: memref<4xf32>) {
+  // expected-error @+1 {{kiln-gpu-form-library-calls: the op marked 'kiln_gpu.library' is not a matrix product}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%d : memref<4xf32>) attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
