@@ -26,6 +26,19 @@ using ::testing::HasSubstr;
 
 namespace {
 
+/// 4x6 times 6x5 in f32, dense, with a 256-byte workspace.
+CublasLtMatmulParams smallProduct() {
+  CublasLtMatmulParams p;
+  p.m = 4;
+  p.n = 5;
+  p.k = 6;
+  p.lda = 6;
+  p.ldb = 5;
+  p.ldd = 5;
+  p.workspaceBytes = 256;
+  return p;
+}
+
 CublasLtMatmulParams randomParams(std::mt19937 &rng) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -78,13 +91,7 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
 }
 
 TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
-  CublasLtMatmulParams good;
-  good.m = 4;
-  good.n = 5;
-  good.k = 6;
-  good.lda = 6;
-  good.ldb = 5;
-  good.ldd = 5;
+  CublasLtMatmulParams good = smallProduct();
   std::string payload = encodeCublasLtMatmul(good);
   ASSERT_TRUE(decodeCublasLtMatmul(payload).isOk());
   auto refused = [](const std::string &bytes) {
@@ -153,14 +160,7 @@ TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
   EXPECT_TRUE(hasLibraryCallHandler(CublasLtMatmulParams::kCallee));
   auto rt = runtime();
   ASSERT_TRUE(rt);
-  CublasLtMatmulParams p;
-  p.m = 4;
-  p.n = 5;
-  p.k = 6;
-  p.lda = 6;
-  p.ldb = 5;
-  p.ldd = 5;
-  p.workspaceBytes = 256;
+  CublasLtMatmulParams p = smallProduct();
   // D's buffer holds 19 of the 20 floats the product writes.
   auto engine = load(*rt, matmulPlan(p, 76));
   ASSERT_FALSE(engine.isOk());
@@ -191,14 +191,7 @@ TEST_F(CublasLtMatmulTest, SaysWhenThereIsNoCublasLt) {
   setenv("KILN_CUBLASLT_LIBRARY", "/nonexistent/libcublasLt.so", 1);
   auto rt = runtime();
   ASSERT_TRUE(rt);
-  CublasLtMatmulParams p;
-  p.m = 4;
-  p.n = 5;
-  p.k = 6;
-  p.lda = 6;
-  p.ldb = 5;
-  p.ldd = 5;
-  p.workspaceBytes = 256;
+  CublasLtMatmulParams p = smallProduct();
   auto engine = load(*rt, matmulPlan(p, 80));
   unsetenv("KILN_CUBLASLT_LIBRARY");
   ASSERT_FALSE(engine.isOk());
