@@ -60,6 +60,7 @@ CublasLtMatmulParams randomParams(std::mt19937 &rng) {
   p.strideB = p.batch > 1 && pick(0, 1) ? (p.transB ? p.n : p.k) * p.ldb : 0;
   p.strideD = p.batch > 1 ? p.m * p.ldd : 0;
   p.workspaceBytes = uint64_t(pick(0, 1 << 20));
+  p.epilogue = static_cast<CublasLtMatmulParams::Epilogue>(pick(0, 2));
   return p;
 }
 
@@ -68,7 +69,7 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
   for (int i = 0; i < 200; ++i) {
     CublasLtMatmulParams p = randomParams(rng);
     std::string payload = encodeCublasLtMatmul(p);
-    ASSERT_EQ(payload.size(), 100u);
+    ASSERT_EQ(payload.size(), 108u);
     auto q = decodeCublasLtMatmul(payload);
     ASSERT_TRUE(q.isOk()) << q.status().toString();
     EXPECT_EQ(q->type, p.type);
@@ -81,6 +82,12 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
         std::vector<int64_t>({p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldd,
                               p.strideA, p.strideB, p.strideD}));
     EXPECT_EQ(q->workspaceBytes, p.workspaceBytes);
+    EXPECT_EQ(q->epilogue, p.epilogue);
+    EXPECT_EQ(q->numBuffers(),
+              p.epilogue == decltype(p.epilogue)::None ? 4u : 5u);
+    EXPECT_EQ(q->bytesBias(), p.epilogue == decltype(p.epilogue)::None
+                                  ? 0u
+                                  : uint64_t(p.n) * dataTypeBytes(p.type));
     // The bytes each operand spans, counted element by element.
     int64_t rowsA = p.transA ? p.k : p.m, colsA = p.transA ? p.m : p.k;
     int64_t last = (p.batch - 1) * p.strideA + (rowsA - 1) * p.lda + colsA - 1;
@@ -102,14 +109,18 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
     return p.isOk() ? std::string() : p.status().message();
   };
   EXPECT_THAT(refused(payload.substr(0, 99)),
-              HasSubstr("expected 100 bytes starting with 'KLTM', got 99"));
+              HasSubstr("expected 108 bytes starting with 'KLTM', got 99"));
   std::string bad = payload;
   bad[0] = 'X';
   EXPECT_THAT(refused(bad), HasSubstr("starting with 'KLTM'"));
   bad = payload;
-  bad[4] = 2;
+  bad[4] = 1;
   EXPECT_THAT(refused(bad),
-              HasSubstr("version 2, this runtime reads version 1"));
+              HasSubstr("version 1, this runtime reads version 2"));
+  bad = payload;
+  bad[100] = 3; // the epilogue
+  EXPECT_THAT(refused(bad), HasSubstr("epilogue 3 (expected 0 none, 1 bias "
+                                      "or 2 relu and bias)"));
   auto with = [&](auto change) {
     CublasLtMatmulParams p = good;
     change(p);
@@ -182,7 +193,7 @@ TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
   ASSERT_FALSE(engine.isOk());
   EXPECT_THAT(engine.status().message(),
               HasSubstr("step 0 (call 'cublaslt.matmul'): cublaslt.matmul "
-                        "payload: expected 100 bytes"));
+                        "payload: expected 108 bytes"));
 }
 
 // cuBLASLt is loaded once per process: no other test of this binary loads

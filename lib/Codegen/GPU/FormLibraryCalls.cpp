@@ -17,9 +17,11 @@
 #include "kiln/Codegen/Host/Buffers.h"
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
 #include "kiln/runtime/CublasLtMatmul.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUFORMLIBRARYCALLSPASS
@@ -64,6 +66,101 @@ std::optional<Strides> getMatrixStrides(MemRefType type, bool batched) {
 
 StringRef getTypeName(Type t) {
   return isa<Float16Type>(t) ? "f16" : isa<BFloat16Type>(t) ? "bf16" : "f32";
+}
+
+/// Whether `op` reads or writes the buffer `root` (through any view).
+bool touches(Operation *op, Value root) {
+  return llvm::any_of(op->getOperands(), [&](Value v) {
+    return isa<MemRefType>(v.getType()) && getRootBuffer(v) == root;
+  });
+}
+
+/// Makes `v` available before `point`: moves its allocation, views and
+/// constants up when they come after it. False when something else defines
+/// it there.
+bool hoistBefore(Value v, Operation *point) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != point->getBlock() ||
+      def->isBeforeInBlock(point))
+    return true;
+  if (!isa<memref::AllocOp>(def) && !isMemoryEffectFree(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (!hoistBefore(operand, point))
+      return false;
+  def->moveBefore(point);
+  return true;
+}
+
+/// D + bias (a vector along D's last dimension), then maybe max(x, 0), into
+/// a buffer of D's type: what cuBLASLt's bias epilogues compute.
+struct BiasEpilogue {
+  linalg::GenericOp op;
+  Value bias, out;
+  bool relu = false;
+};
+
+/// The op after `product` that next touches D's buffer, when it is a bias
+/// epilogue of D that cuBLASLt can compute instead: D is written over, or D
+/// is scratch (an allocation) that nothing touches afterwards.
+std::optional<BiasEpilogue> matchBiasEpilogue(Operation *product, Value d) {
+  Value root = getRootBuffer(d);
+  Operation *next = product->getNextNode();
+  while (next && !touches(next, root))
+    next = next->getNextNode();
+  auto op = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0)
+    return std::nullopt;
+  auto type = cast<MemRefType>(d.getType());
+  int64_t rank = type.getRank();
+  unsigned at = op.getDpsInputs()[0] == d ? 0 : 1;
+  BiasEpilogue e{op, op.getDpsInputs()[1 - at], op.getDpsInits()[0]};
+  auto biasType = dyn_cast<MemRefType>(e.bias.getType());
+  MLIRContext *ctx = op.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap lastDim = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (op.getDpsInputs()[at] != d || e.out.getType() != type || !biasType ||
+      biasType.getRank() != 1 || !biasType.getLayout().isIdentity() ||
+      biasType.getElementType() != type.getElementType() ||
+      biasType.getDimSize(0) != type.getDimSize(rank - 1) || maps[at] != id ||
+      maps[2] != id || maps[1 - at] != lastDim || getRootBuffer(e.bias) == root)
+    return std::nullopt;
+  // yield(d + bias) or yield(max(d + bias, 0)), and nothing else.
+  Block &body = op.getRegion().front();
+  Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  if (auto max = result.getDefiningOp<arith::MaximumFOp>()) {
+    Value zero = max.getLhs();
+    result = max.getRhs();
+    if (!matchPattern(zero, m_AnyZeroFloat()))
+      std::swap(zero, result);
+    if (!matchPattern(zero, m_AnyZeroFloat()))
+      return std::nullopt;
+    e.relu = true;
+  }
+  auto add = result.getDefiningOp<arith::AddFOp>();
+  int64_t ops = llvm::count_if(
+      body, [](Operation &o) { return !isa<arith::ConstantOp>(o); });
+  if (!add || ops != (e.relu ? 3 : 2))
+    return std::nullopt;
+  Value x = body.getArgument(at), y = body.getArgument(1 - at);
+  if (!((add.getLhs() == x && add.getRhs() == y) ||
+        (add.getLhs() == y && add.getRhs() == x)))
+    return std::nullopt;
+  // The call runs where the product was: the epilogue's buffers must be
+  // there by then.
+  if (!hoistBefore(e.out, product) || !hoistBefore(e.bias, product))
+    return std::nullopt;
+  if (e.out != d) {
+    if (!root.getDefiningOp<memref::AllocOp>())
+      return std::nullopt;
+    for (Operation *later = op->getNextNode(); later;
+         later = later->getNextNode())
+      if (touches(later, root))
+        return std::nullopt;
+  }
+  return e;
 }
 
 struct FormLibraryCalls
@@ -114,6 +211,9 @@ struct FormLibraryCalls
       batch = 1;
       sa->batch = sd->batch = 0;
     }
+    std::optional<BiasEpilogue> epilogue;
+    if (biasEpilogues)
+      epilogue = matchBiasEpilogue(op, d);
     OpBuilder builder(op);
     Location loc = op.getLoc();
     if (linalg::FillOp fill = findZeroFill(op, d))
@@ -141,12 +241,25 @@ struct FormLibraryCalls
     params.append("stride_a", i64(batch > 1 ? sa->batch : 0));
     params.append("stride_b", i64(batch > 1 ? sb->batch : 0));
     params.append("stride_d", i64(batch > 1 ? sd->batch : 0));
+    SmallVector<Value> buffers = {a, b, d, ws};
+    SmallVector<StringRef> access = {"read", "read", "write", "readwrite"};
+    if (epilogue) {
+      params.append("epilogue", builder.getStringAttr(
+                                    epilogue->relu ? "relu_bias" : "bias"));
+      buffers[2] = epilogue->out;
+      buffers.push_back(epilogue->bias);
+      access.push_back("read");
+    }
     auto call = LibraryCallOp::create(
-        builder, loc, ::kiln::rt::CublasLtMatmulParams::kCallee,
-        ValueRange{a, b, d, ws},
-        builder.getStrArrayAttr({"read", "read", "write", "readwrite"}),
-        params.getDictionary(&getContext()));
-    // The layers it computes, for the report.
+        builder, loc, ::kiln::rt::CublasLtMatmulParams::kCallee, buffers,
+        builder.getStrArrayAttr(access), params.getDictionary(&getContext()));
+    if (epilogue) {
+      // The layers it computes, for the report.
+      call->setLoc(
+          FusedLoc::get(&getContext(), {op.getLoc(), epilogue->op.getLoc()}));
+      epilogue->op.erase();
+      ++numEpilogues;
+    }
     if (auto group = op->getAttr(KilnGPUDialect::getFusionGroupAttrName()))
       call->setAttr(KilnGPUDialect::getFusionGroupAttrName(), group);
     op.erase();

@@ -57,11 +57,19 @@ static FailureOr<std::string> encodeCublasLtMatmul(LibraryCallOp call) {
   integer("stride_a", p.strideA);
   integer("stride_b", p.strideB);
   integer("stride_d", p.strideD);
+  if (params.get("epilogue")) {
+    StringRef e = choice("epilogue", {"none", "bias", "relu_bias"});
+    using Epilogue = rt::CublasLtMatmulParams::Epilogue;
+    p.epilogue = e == "bias"        ? Epilogue::Bias
+                 : e == "relu_bias" ? Epilogue::ReluBias
+                                    : Epilogue::None;
+  }
   if (!ok)
     return failure();
-  if (call.getBuffers().size() != 4)
-    return call.emitError("plan: cublaslt.matmul takes 4 buffers (A, B, D, "
-                          "workspace), got ")
+  if (call.getBuffers().size() != p.numBuffers())
+    return call.emitError("plan: cublaslt.matmul takes ")
+           << p.numBuffers()
+           << " buffers (A, B, D, workspace, and a bias with an epilogue), got "
            << call.getBuffers().size();
   auto ws = cast<MemRefType>(call.getBuffers()[3].getType());
   if (!ws.hasStaticShape() || ws.getRank() != 1 ||

@@ -29,7 +29,9 @@ constexpr int kSuccess = 0;
 constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;
 constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;
 constexpr int kOpN = 0, kOpT = 1;
-constexpr int kDescTransA = 3, kDescTransB = 4;
+constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7,
+              kDescBiasPointer = 8;
+constexpr int kEpilogueBias = 4, kEpilogueReluBias = 6;
 constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;
 constexpr int kPrefMaxWorkspace = 1;
 
@@ -132,6 +134,15 @@ public:
     if (s)
       s = lt.check("cublasLtMatmulDescSetAttribute",
                    api.descSetAttribute(desc, kDescTransB, &opB, 4));
+    if (s && p.epilogue != CublasLtMatmulParams::Epilogue::None) {
+      // The bias runs along cuBLASLt's rows (our columns); its address is
+      // the context's, set at enqueue.
+      int32_t epilogue = p.epilogue == CublasLtMatmulParams::Epilogue::Bias
+                             ? kEpilogueBias
+                             : kEpilogueReluBias;
+      s = lt.check("cublasLtMatmulDescSetAttribute",
+                   api.descSetAttribute(desc, kDescEpilogue, &epilogue, 4));
+    }
     int type = cudaType(p.type);
     auto layout = [&](void *&out, int64_t rows, int64_t cols, int64_t ld,
                       int64_t stride) {
@@ -187,23 +198,43 @@ public:
 
   Status enqueue(void *stream, const uint64_t *buffers,
                  size_t numBuffers) override {
-    if (numBuffers != 4)
-      return Status(StatusCode::Internal, "expected 4 buffers");
-    const float alpha = 1, beta = 0;
-    auto ptr = [](uint64_t address) {
-      return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
-    };
-    void *d = ptr(buffers[2]);
-    return lt.check("cublasLtMatmul",
-                    lt.api.matmul(handle, desc, &alpha, ptr(buffers[1]),
-                                  layoutA, ptr(buffers[0]), layoutB, &beta, d,
-                                  layoutD, d, layoutD, &algo, ptr(buffers[3]),
-                                  params.workspaceBytes, stream));
+    if (numBuffers != params.numBuffers())
+      return Status(StatusCode::Internal,
+                    "expected " + std::to_string(params.numBuffers()) +
+                        " buffers");
+    if (numBuffers == 4)
+      return run(stream, buffers);
+    // Each context has its own bias address, set in the shared descriptor
+    // for the call: one context at a time.
+    std::lock_guard<std::mutex> lock(biasMutex);
+    void *bias = pointer(buffers[4]);
+    if (Status s = lt.check("cublasLtMatmulDescSetAttribute",
+                            lt.api.descSetAttribute(desc, kDescBiasPointer,
+                                                    &bias, sizeof(bias)));
+        !s)
+      return s;
+    return run(stream, buffers);
   }
 
 private:
+  static void *pointer(uint64_t address) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
+  }
+
+  Status run(void *stream, const uint64_t *buffers) {
+    const float alpha = 1, beta = 0;
+    void *d = pointer(buffers[2]);
+    return lt.check("cublasLtMatmul",
+                    lt.api.matmul(handle, desc, &alpha, pointer(buffers[1]),
+                                  layoutA, pointer(buffers[0]), layoutB, &beta,
+                                  d, layoutD, d, layoutD, &algo,
+                                  pointer(buffers[3]), params.workspaceBytes,
+                                  stream));
+  }
+
   const CublasLt &lt;
   CublasLtMatmulParams params;
+  std::mutex biasMutex;
   void *handle = nullptr, *desc = nullptr;
   void *layoutA = nullptr, *layoutB = nullptr, *layoutD = nullptr;
   CublasLtAlgo algo{};
@@ -217,14 +248,17 @@ prepareCublasLtMatmul(const LibraryCallSetup &setup) {
   if (!params.isOk())
     return params.status();
   const auto &buffers = setup.step.buffers;
-  if (buffers.size() != 4)
+  if (buffers.size() != params->numBuffers())
     return Status(StatusCode::InvalidPlan,
-                  "cublaslt.matmul takes 4 buffers (A, B, D, workspace), got " +
+                  "cublaslt.matmul takes " +
+                      std::to_string(params->numBuffers()) +
+                      " buffers (A, B, D, workspace, and a bias with an "
+                      "epilogue), got " +
                       std::to_string(buffers.size()));
-  const char *names[] = {"A", "B", "D", "the workspace"};
+  const char *names[] = {"A", "B", "D", "the workspace", "the bias"};
   uint64_t needed[] = {params->bytesA(), params->bytesB(), params->bytesD(),
-                       params->workspaceBytes};
-  for (size_t i = 0; i < 4; ++i)
+                       params->workspaceBytes, params->bytesBias()};
+  for (size_t i = 0; i < buffers.size(); ++i)
     if (buffers[i].bytes < needed[i])
       return Status(StatusCode::InvalidPlan,
                     std::string("cublaslt.matmul: ") + names[i] + " has " +

@@ -1,6 +1,6 @@
 //===- CublasLtMatmulPayload.cpp - cublaslt.matmul payloads -----*- C++ -*-===//
 //
-// "KLTM", a version, four flag bytes and eleven little-endian 64-bit fields.
+// "KLTM", a version, four flag bytes and twelve little-endian 64-bit fields.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,8 +12,8 @@ namespace kiln::rt {
 
 namespace {
 constexpr char kMagic[4] = {'K', 'L', 'T', 'M'};
-constexpr uint32_t kVersion = 1;
-constexpr size_t kFields = 11, kBytes = 4 + 4 + 4 + 8 * kFields;
+constexpr uint32_t kVersion = 2;
+constexpr size_t kFields = 12, kBytes = 4 + 4 + 4 + 8 * kFields;
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 
 template <typename T> void put(std::string &out, T value) {
@@ -53,6 +53,9 @@ uint64_t CublasLtMatmulParams::bytesB() const {
 uint64_t CublasLtMatmulParams::bytesD() const {
   return span(batch, strideD, m, n, ldd) * dataTypeBytes(type);
 }
+uint64_t CublasLtMatmulParams::bytesBias() const {
+  return epilogue == Epilogue::None ? 0 : n * dataTypeBytes(type);
+}
 
 std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
   std::string out(kMagic, 4);
@@ -65,6 +68,7 @@ std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
                     p.strideB, p.strideD})
     put<uint64_t>(out, static_cast<uint64_t>(v));
   put<uint64_t>(out, p.workspaceBytes);
+  put<uint64_t>(out, static_cast<uint64_t>(p.epilogue));
   return out;
 }
 
@@ -110,6 +114,11 @@ decodeCublasLtMatmul(const std::string &payload) {
   if (p.workspaceBytes > (uint64_t(1) << 32))
     return invalid("a workspace of " + std::to_string(p.workspaceBytes) +
                    " bytes");
+  uint64_t epilogue = get(payload, 12 + 88, 8);
+  if (epilogue > uint64_t(CublasLtMatmulParams::Epilogue::ReluBias))
+    return invalid("epilogue " + std::to_string(epilogue) +
+                   " (expected 0 none, 1 bias or 2 relu and bias)");
+  p.epilogue = static_cast<CublasLtMatmulParams::Epilogue>(epilogue);
   if (p.lda < (p.transA ? p.m : p.k) || p.ldb < (p.transB ? p.k : p.n) ||
       p.ldd < p.n)
     return invalid("a leading dimension shorter than its rows (lda " +

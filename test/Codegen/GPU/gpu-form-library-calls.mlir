@@ -104,3 +104,94 @@ func.func @not_a_product(%a: memref<4xf32>, %d: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#d = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// A bias add (then a ReLU) after the product, from scratch D into the
+// output: cuBLASLt's epilogue computes it, writes the output and the add is
+// gone. The second product's D is read again after its bias add, so the
+// add stays a kernel of its own.
+// CHECK-LABEL: func.func @epilogues
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %arg3, %{{.*}}, %arg2) {access = ["read", "read", "write", "readwrite", "read"], params = {{{.*}}epilogue = "relu_bias"
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %[[D2:.*]], %{{.*}}) {access = ["read", "read", "write", "readwrite"]
+// CHECK-NOT:     epilogue
+// CHECK:         linalg.generic {{.*}} ins(%[[D2]], %arg2
+// NOTF32-LABEL: func.func @epilogues
+// NOTF32:         epilogue = "relu_bias"
+func.func @epilogues(%a: memref<64x16xf32>, %b: memref<16x32xf32>, %bias: memref<32xf32>,
+                     %out: memref<64x32xf32>, %out2: memref<64x32xf32>, %out3: memref<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %d = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%d : memref<64x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #d], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%d : memref<64x32xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#col, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %d : memref<32xf32>, memref<64x32xf32>) outs(%out : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %y, %x : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  %d2 = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [#a, #b, #d], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%d2 : memref<64x32xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d2, %bias : memref<64x32xf32>, memref<32xf32>) outs(%out2 : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %d2, %out3 : memref<64x32xf32> to memref<64x32xf32>
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#d = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// The epilogue's output is allocated after the product (as bufferization
+// leaves it): the allocation moves up so that the call can write it.
+// CHECK-LABEL: func.func @late_output
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %[[E:[a-z0-9_]+]], %{{.*}}, %arg2) {{.*}}epilogue = "bias"
+// CHECK-NEXT:    memref.copy %[[E]], %arg3
+func.func @late_output(%a: memref<64x16xf32>, %b: memref<16x32xf32>, %bias: memref<32xf32>,
+                       %out: memref<64x32xf32>) {
+  %d = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [#a, #b, #d], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%d : memref<64x32xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f32, %y: f32, %s: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %e = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d, %bias : memref<64x32xf32>, memref<32xf32>) outs(%e : memref<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %e, %out : memref<64x32xf32> to memref<64x32xf32>
+  return
+}

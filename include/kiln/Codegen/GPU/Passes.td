@@ -118,6 +118,14 @@ def KilnGpuFormLibraryCallsPass
     runtime/include/kiln/runtime/CublasLtMatmul.h: sizes, transposes,
     leading dimensions and batch strides read from the buffers' layouts, and
     `compute = "tf32"` for f32 products when `tf32` is set (else "f32").
+    When the next op that touches D is `D + bias` (a vector along D's last
+    dimension, as a fully connected layer's or a gemm's bias), maybe
+    followed by `max(x, 0)`, into a buffer of D's type, and D is written
+    over or is scratch that nothing touches afterwards, cuBLASLt computes it
+    too: `epilogue = "bias"` or `"relu_bias"`, the bias as a fifth buffer,
+    the op's output as D, and the op is erased (`bias-epilogues=false`
+    keeps it).
+
     Batches of A one after another that share one B (a layer applied to
     every row) become one product of all their rows. The zero `linalg.fill`
     of D right before it is erased. A product whose
@@ -136,9 +144,13 @@ def KilnGpuFormLibraryCallsPass
            "f32 products on TF32 tensor cores (f32 accumulation)">,
     Option<"workspace", "workspace", "int64_t", /*default=*/"33554432",
            "The most bytes of cuBLASLt workspace per call">,
+    Option<"biasEpilogues", "bias-epilogues", "bool", /*default=*/"true",
+           "Fold a following bias add (and ReLU) into the call">,
   ];
   let statistics = [
     Statistic<"numFormed", "formed", "Library calls formed">,
+    Statistic<"numEpilogues", "epilogues",
+              "Bias (and ReLU) epilogues folded into the calls">,
     Statistic<"numKept", "kept", "Marked products whose buffers cuBLASLt "
               "cannot take (left as generics)">
   ];

@@ -3,10 +3,11 @@
 // The parameters of a "cublaslt.matmul" library-call step and their payload
 // bytes, shared by the compiler (which writes them) and the runtime's handler
 // (which reads them and runs cuBLASLt, loaded at run time). The step's
-// buffers are A, B, D and a workspace; per batch b,
+// buffers are A, B, D, a workspace and, with an epilogue, a bias; per batch b,
 //
-//   D[b] (m x n) = op(A[b]) (m x k) * op(B[b]) (k x n)
+//   D[b] (m x n) = epilogue(op(A[b]) (m x k) * op(B[b]) (k x n))
 //
+// where the epilogue adds bias[j] to column j (then maybe takes max(x, 0)),
 // all row-major: A[b] starts strideA elements after A[b-1] (0: one A for
 // every batch), its rows are lda elements apart, and op(A) is A's transpose
 // when transA (A is then stored k x m); likewise B and D. Products
@@ -38,11 +39,19 @@ struct CublasLtMatmulParams {
   int64_t strideA = 0, strideB = 0, strideD = 0;
   /// The workspace buffer's size, the most cuBLASLt may use.
   uint64_t workspaceBytes = 0;
+  /// What cuBLASLt does to D before it writes it: nothing, or adds a bias of
+  /// n elements (the step's fifth buffer) to every row, then maybe a ReLU.
+  enum class Epilogue : uint8_t { None, Bias, ReluBias };
+  Epilogue epilogue = Epilogue::None;
 
   /// The bytes of A, B and D a call touches (from the first element).
   uint64_t bytesA() const;
   uint64_t bytesB() const;
   uint64_t bytesD() const;
+  /// The bias's bytes (0 without one).
+  uint64_t bytesBias() const;
+  /// The step's buffers: A, B, D, the workspace, and the bias if any.
+  size_t numBuffers() const { return epilogue == Epilogue::None ? 4 : 5; }
 };
 
 /// The payload of a step (versioned little-endian fields).
