@@ -178,10 +178,8 @@ struct FormLibraryCalls
       if (fill && fill.getOutputs()[0] == d &&
           matchPattern(fill.value(), m_AnyZeroFloat()))
         return fill;
-      for (Value operand : prev->getOperands())
-        if (isa<MemRefType>(operand.getType()) &&
-            getRootBuffer(operand) == root)
-          return nullptr;
+      if (touches(prev, root))
+        return nullptr;
     }
     return nullptr;
   }
