@@ -91,9 +91,9 @@ if [ "$what" = all ] || [ "$what" = conformance ]; then
   echo "exit $?"
   grep -E "REGRESSION|^FAIL" "$out/gpu-conformance.txt" | head -40
   tail -2 "$out/gpu-conformance.txt"
-  echo "== the matrix-product cases through cuBLASLt (--cublaslt-min-flops=0)"
+  echo "== the matrix-product and convolution cases through cuBLASLt (--cublaslt-min-flops=0)"
   "$bin/kiln-conformance" --backend=gpu -j 16 --timeout 120 --cublaslt-min-flops=0 \
-    $(ls -d "$carry"/data/*/*[Mm]at[Mm]ul* "$carry"/data/*/*[Gg]emm* "$carry"/data/*/*[Ll]inear* \
+    $(ls -d "$carry"/data/*/*[Mm]at[Mm]ul* "$carry"/data/*/*[Gg]emm* "$carry"/data/*/*[Ll]inear* "$carry"/data/*/*[Cc]onv* \
             "$carry"/data/*/*einsum* "$carry"/data/*/*attention* 2>/dev/null | sort -u) \
     > "$out/gpu-conformance-cublaslt.txt" 2>&1
   echo "exit $?"

@@ -130,6 +130,7 @@ FailureOr<::kiln::rt::PlanContents> Compiler::translateToPlan(ModuleOp module) {
                                  ? describeBuildOptions(options_)
                                  : options_.buildOptions;
   translation.maxBytes = options_.maxMemoryBytes;
+  translation.precision = options_.kernels.precision;
   return kiln::translateToPlan(module, translation);
 }
 

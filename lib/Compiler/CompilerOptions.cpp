@@ -57,6 +57,17 @@ struct CodegenCLOptions {
       "no-tf32",
       cl::desc("f32 cuBLASLt products in full f32, not on TF32 tensor cores "
                "(TF32 is the default, as in TensorRT)")};
+  cl::opt<bool> fp16{
+      "fp16", cl::desc("Run the layers that allow it in fp16 (f32 "
+                       "accumulation; softmax, normalization, reductions and "
+                       "exp/log stay f32)")};
+  cl::opt<bool> bf16{
+      "bf16", cl::desc("Run the layers that allow it in bf16 (as --fp16)")};
+  cl::list<std::string> layerPrecision{
+      "layer-precision",
+      cl::desc("One layer's precision, by its name (the ONNX node's): "
+               "NAME=fp32, NAME=fp16 or NAME=bf16 (repeatable)"),
+      cl::value_desc("name=precision")};
   cl::opt<int> optLevel{
       "opt-level",
       cl::desc("Optimization: 0 (none: the IR as imported, one kernel per "
@@ -207,6 +218,26 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
       }
       options.kernels.cublasLtMinFlops = cl.cublasLtMinFlops;
     }
+    if (given(cl.fp16) && given(cl.bf16) && cl.fp16 && cl.bf16) {
+      error = "--fp16 and --bf16 exclude each other (choose one reduced "
+              "precision; --layer-precision sets single layers)";
+      return failure();
+    }
+    if (given(cl.fp16) && cl.fp16)
+      options.kernels.precision = "fp16";
+    if (given(cl.bf16) && cl.bf16)
+      options.kernels.precision = "bf16";
+    for (const std::string &spec : cl.layerPrecision) {
+      auto [name, value] = llvm::StringRef(spec).rsplit('=');
+      if (name.empty() ||
+          !llvm::is_contained({"fp32", "fp16", "bf16"}, value)) {
+        error = "--layer-precision expects NAME=fp32, NAME=fp16 or NAME=bf16, "
+                "got '" +
+                spec + "'";
+        return failure();
+      }
+      options.kernels.layerPrecision.push_back(spec);
+    }
     if (given(cl.optLevel)) {
       if (cl.optLevel < 0 || cl.optLevel > 3) {
         error = "--opt-level must be 0, 1, 2 or 3, got " +
@@ -266,7 +297,10 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
      << " items-per-thread=" << options.kernels.itemsPerThread
      << " opt-level=" << options.optLevel
      << " cublaslt=" << (options.kernels.cublasLt ? "yes" : "no")
-     << " tf32=" << (options.kernels.tf32 ? "yes" : "no");
+     << " tf32=" << (options.kernels.tf32 ? "yes" : "no")
+     << " precision=" << options.kernels.precision;
+  for (const std::string &layer : options.kernels.layerPrecision)
+    os << " layer-precision=" << layer;
   if (options.kernels.cublasLtMinFlops != KernelOptions().cublasLtMinFlops)
     os << " cublaslt-min-flops=" << options.kernels.cublasLtMinFlops;
   // Sorted, so that the order of the flags does not matter.

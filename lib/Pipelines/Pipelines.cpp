@@ -79,7 +79,16 @@ void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Graph:
     return buildGraphPipeline(pm, graph);
   case Phase::Linalg:
-    buildLinalgPipeline(pm);
+    if (kernels.precision != "fp32" || !kernels.layerPrecision.empty()) {
+      KilnAssignPrecisionPassOptions precision;
+      precision.precision = kernels.precision;
+      precision.layerPrecision.assign(kernels.layerPrecision.begin(),
+                                      kernels.layerPrecision.end());
+      OpPassManager &fpm = pm.nest<func::FuncOp>();
+      fpm.addPass(createKilnAssignPrecisionPass(precision));
+      fpm.addPass(createCanonicalizerPass());
+    }
+    buildLinalgPipeline(pm, kernels.cublasLt ? kernels.cublasLtMinFlops : -1);
     // Before fusion, which leaves the chosen products alone.
     if (kernels.cublasLt) {
       KilnGpuSelectLibraryCallsPassOptions select;
@@ -122,9 +131,12 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
   fpm.addPass(createCanonicalizerPass());
 }
 
-void mlir::kiln::buildLinalgPipeline(OpPassManager &pm) {
+void mlir::kiln::buildLinalgPipeline(OpPassManager &pm,
+                                     int64_t convProductMinFlops) {
   pm.addPass(createKilnSignlessIntegersPass());
-  pm.addNestedPass<func::FuncOp>(createKilnConvertToLinalgPass());
+  KilnConvertToLinalgPassOptions convert;
+  convert.convProductMinFlops = convProductMinFlops;
+  pm.addNestedPass<func::FuncOp>(createKilnConvertToLinalgPass(convert));
   pm.addPass(createCanonicalizerPass());
   // Large splats are written where they are needed, not stored.
   pm.addNestedPass<func::FuncOp>(createKilnSplatsToFillsPass());
@@ -291,6 +303,11 @@ struct LinalgPipelineOptions
       llvm::cl::desc("Choose cuBLASLt for the matrix products "
                      "(kiln-gpu-select-library-calls)"),
       llvm::cl::init(KernelOptions().cublasLt)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Run the layers that allow it in fp16 or bf16 "
+                     "(kiln-assign-precision; fp32: none)"),
+      llvm::cl::init(KernelOptions().precision)};
 };
 
 struct KernelsPipelineOptions
@@ -359,6 +376,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                         llvm::cl::init(KernelOptions().cublasLt)};
   Option<bool> tf32{*this, "tf32", llvm::cl::desc("As kiln-kernels-pipeline"),
                     llvm::cl::init(KernelOptions().tf32)};
+  Option<std::string> precision{*this, "precision",
+                                llvm::cl::desc("As kiln-linalg-pipeline"),
+                                llvm::cl::init(KernelOptions().precision)};
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("As kiln-kernels-pipeline"),
                           llvm::cl::init(KernelOptions().threads)};
@@ -395,6 +415,7 @@ void mlir::kiln::registerKilnPipelines() {
       [](OpPassManager &pm, const LinalgPipelineOptions &options) {
         KernelOptions kernels;
         kernels.cublasLt = options.cublasLt;
+        kernels.precision = options.precision;
         buildPhasePipeline(pm, Phase::Linalg, kernels, TargetOptions());
       });
   PassPipelineRegistration<>(
@@ -431,6 +452,7 @@ void mlir::kiln::registerKilnPipelines() {
         kernels.itemsPerThread = options.itemsPerThread;
         kernels.cublasLt = options.cublasLt;
         kernels.tf32 = options.tf32;
+        kernels.precision = options.precision;
         TargetOptions target;
         std::string error;
         target.archs = *parseTargets(options.targets, error);

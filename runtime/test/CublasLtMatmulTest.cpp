@@ -47,6 +47,7 @@ CublasLtMatmulParams randomParams(std::mt19937 &rng) {
   DataType types[] = {DataType::F32, DataType::F16, DataType::BF16};
   p.type = types[pick(0, 2)];
   p.tf32 = p.type == DataType::F32 && pick(0, 1);
+  p.outType = p.type != DataType::F32 && pick(0, 1) ? DataType::F32 : p.type;
   p.transA = pick(0, 1);
   p.transB = pick(0, 1);
   p.m = pick(1, 300);
@@ -69,10 +70,11 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
   for (int i = 0; i < 200; ++i) {
     CublasLtMatmulParams p = randomParams(rng);
     std::string payload = encodeCublasLtMatmul(p);
-    ASSERT_EQ(payload.size(), 108u);
+    ASSERT_EQ(payload.size(), 116u);
     auto q = decodeCublasLtMatmul(payload);
     ASSERT_TRUE(q.isOk()) << q.status().toString();
     EXPECT_EQ(q->type, p.type);
+    EXPECT_EQ(q->outType, p.outType);
     EXPECT_EQ(q->tf32, p.tf32);
     EXPECT_EQ(q->transA, p.transA);
     EXPECT_EQ(q->transB, p.transB);
@@ -87,13 +89,13 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
               p.epilogue == decltype(p.epilogue)::None ? 4u : 5u);
     EXPECT_EQ(q->bytesBias(), p.epilogue == decltype(p.epilogue)::None
                                   ? 0u
-                                  : uint64_t(p.n) * dataTypeBytes(p.type));
+                                  : uint64_t(p.n) * dataTypeBytes(p.outType));
     // The bytes each operand spans, counted element by element.
     int64_t rowsA = p.transA ? p.k : p.m, colsA = p.transA ? p.m : p.k;
     int64_t last = (p.batch - 1) * p.strideA + (rowsA - 1) * p.lda + colsA - 1;
     EXPECT_EQ(q->bytesA(), uint64_t(last + 1) * dataTypeBytes(p.type));
     last = (p.batch - 1) * p.strideD + (p.m - 1) * p.ldd + p.n - 1;
-    EXPECT_EQ(q->bytesD(), uint64_t(last + 1) * dataTypeBytes(p.type));
+    EXPECT_EQ(q->bytesD(), uint64_t(last + 1) * dataTypeBytes(p.outType));
   }
 }
 
@@ -109,14 +111,14 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
     return p.isOk() ? std::string() : p.status().message();
   };
   EXPECT_THAT(refused(payload.substr(0, 99)),
-              HasSubstr("expected 108 bytes starting with 'KLTM', got 99"));
+              HasSubstr("expected 116 bytes starting with 'KLTM', got 99"));
   std::string bad = payload;
   bad[0] = 'X';
   EXPECT_THAT(refused(bad), HasSubstr("starting with 'KLTM'"));
   bad = payload;
   bad[4] = 1;
   EXPECT_THAT(refused(bad),
-              HasSubstr("version 1, this runtime reads version 2"));
+              HasSubstr("version 1, this runtime reads version 3"));
   bad = payload;
   bad[100] = 3; // the epilogue
   EXPECT_THAT(refused(bad), HasSubstr("epilogue 3 (expected 0 none, 1 bias "
@@ -133,6 +135,9 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
                 p.tf32 = true;
               }),
               HasSubstr("tf32 with a type other than f32"));
+  EXPECT_THAT(with([](auto &p) { p.outType = DataType::F16; }),
+              HasSubstr("D of type 1 for inputs of type 0 (expected the "
+                        "inputs' type, or f32 for f16 and bf16)"));
   EXPECT_THAT(with([](auto &p) { p.k = 0; }), HasSubstr("k is 0"));
   EXPECT_THAT(with([](auto &p) { p.lda = 5; }),
               HasSubstr("a leading dimension shorter than its rows (lda 5"));
@@ -193,7 +198,7 @@ TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
   ASSERT_FALSE(engine.isOk());
   EXPECT_THAT(engine.status().message(),
               HasSubstr("step 0 (call 'cublaslt.matmul'): cublaslt.matmul "
-                        "payload: expected 108 bytes"));
+                        "payload: expected 116 bytes"));
 }
 
 // cuBLASLt is loaded once per process: no other test of this binary loads

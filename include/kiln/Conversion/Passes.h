@@ -27,7 +27,9 @@ namespace kiln {
 bool hasLayerName(Location loc);
 
 /// Adds the patterns that lower every kiln op to linalg/tensor/arith/math.
-void populateKilnToLinalgPatterns(RewritePatternSet &patterns);
+/// `convProductMinFlops`: as kiln-convert-to-linalg's option (-1: off).
+void populateKilnToLinalgPatterns(RewritePatternSet &patterns,
+                                  int64_t convProductMinFlops = -1);
 
 #define GEN_PASS_REGISTRATION
 #include "kiln/Conversion/Passes.h.inc"

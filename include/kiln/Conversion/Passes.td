@@ -37,7 +37,23 @@ def KilnConvertToLinalgPass
     } -> tensor<4xf32>
     ```
     An op without a lowering (cubic resize) is an error naming it.
+
+    With `conv-product-min-flops` at 0 or more, a channels-first,
+    ungrouped convolution of at least that many operations becomes a matrix
+    product that a library computes (kiln-gpu-select-library-calls): the
+    filter as a K x (C R...) matrix times, for each image, its columns
+    (C R...) x (O...). A 1x1 convolution of stride 1 without padding reads
+    the input as its columns (a reshape); any other gathers them first into
+    one tensor (im2col: one generic that reads the input through its
+    padding, stride and dilation). Off (-1) by default, and always for the
+    CPU reference.
   }];
+  let options = [
+    Option<"convProductMinFlops", "conv-product-min-flops", "int64_t",
+           /*default=*/"-1",
+           "Convolutions of at least this many operations become matrix "
+           "products (-1: none)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",

@@ -38,6 +38,12 @@ struct KernelOptions {
   int64_t cublasLtWorkspace = 32 << 20;
   /// Products of fewer operations stay generated kernels.
   int64_t cublasLtMinFlops = 1 << 20;
+  /// The lowest precision layers may run in (kiln-assign-precision, first
+  /// in the linalg phase, so that the graph phase and the CPU reference stay
+  /// f32): fp32 (none lower), fp16 or bf16 (--fp16, --bf16).
+  std::string precision = "fp32";
+  /// NAME=fp32|fp16|bf16 for one layer (--layer-precision).
+  std::vector<std::string> layerPrecision;
 };
 
 /// kiln-target-pipeline: what the kernels are serialized for.

@@ -19,6 +19,7 @@
 #include "kiln/Pipelines/Options.h"
 #include "mlir/Support/LLVM.h"
 
+#include <cstdint>
 #include <optional>
 
 namespace mlir {
@@ -66,7 +67,8 @@ void buildGraphPipeline(OpPassManager &pm, const GraphOptions &options = {});
 /// kiln-linalg-pipeline: kiln-signless-integers, kiln-convert-to-linalg,
 /// canonicalize,
 /// kiln-splats-to-fills.
-void buildLinalgPipeline(OpPassManager &pm);
+/// `convProductMinFlops`: as kiln-convert-to-linalg's option (-1: off).
+void buildLinalgPipeline(OpPassManager &pm, int64_t convProductMinFlops = -1);
 /// kiln-groups-pipeline: kiln-gpu-form-fusion-groups, canonicalize.
 void buildGroupsPipeline(OpPassManager &pm);
 /// kiln-buffers-pipeline: kiln-destination-passing, eliminate-empty-tensors,

@@ -48,6 +48,26 @@ static bool isLibraryCall(Operation *op) {
   return op && op->hasAttr(KilnGPUDialect::getLibraryAttrName());
 }
 
+/// Whether `op` only rounds a library call's result (an f32 accumulator of
+/// f16 or bf16 products) to a narrower float: it stays alone, so that the
+/// call writes the rounded values itself (kiln-gpu-form-library-calls).
+static bool isRoundingOfLibraryCall(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1)
+    return false;
+  // (Through the reshapes that fusion moves out of the way.)
+  Value input = generic.getDpsInputs()[0];
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      input.getDefiningOp()))
+    input = input.getDefiningOp()->getOperand(0);
+  if (!isLibraryCall(input.getDefiningOp()))
+    return false;
+  Block &body = generic.getRegion().front();
+  auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
+  return trunc && body.getOperations().size() == 2 &&
+         trunc.getIn() == body.getArgument(0);
+}
+
 static linalg::LinalgOp getTopLevelProducer(Value v, Block *block) {
   auto producer = v.getDefiningOp<linalg::LinalgOp>();
   if (!producer || producer->getBlock() != block ||
@@ -141,6 +161,7 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
       linalg::LinalgOp producer = getTopLevelProducer(operand.get(), block);
       // (A producer with a loop of no iterations cannot be tiled.)
       if (!producer || group.contains(producer) || isLibraryCall(producer) ||
+          isRoundingOfLibraryCall(producer) ||
           llvm::is_contained(producer.getStaticLoopRanges(), 0))
         continue;
       AffineMap map = op.getMatchingIndexingMap(&operand);
@@ -343,7 +364,7 @@ LogicalResult FormFusionGroups::fuseElementwise() {
   linalg::ControlFusionFn control = [](OpOperand *operand) {
     auto producer = operand->get().getDefiningOp<linalg::LinalgOp>();
     if (!producer || !producer->hasOneUse() || isLibraryCall(producer) ||
-        isLibraryCall(operand->getOwner()))
+        isLibraryCall(operand->getOwner()) || isRoundingOfLibraryCall(producer))
       return false;
     Operation *owner = operand->getOwner();
     auto reader = dyn_cast<linalg::LinalgOp>(owner);

@@ -14,6 +14,7 @@
 #include "kiln/Codegen/GPU/DeviceOps.h"
 #include "kiln/Codegen/GPU/Flops.h"
 #include "kiln/Codegen/GPU/InPlace.h"
+#include "kiln/Codegen/GPU/WarpRows.h"
 #include "kiln/Codegen/Host/Buffers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -182,6 +183,29 @@ static Value buildIterationGuard(OpBuilder &b, Location loc, int64_t tile,
   Value inRange =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
                             arith::ConstantIndexOp::create(b, loc, iterations));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  return linear;
+}
+
+/// At the builder's insertion point: the iteration warp (block * warps per
+/// block + thread / 32) works on, its lane (thread % 32), and an scf.if that
+/// the iteration is below `iterations` (the same for the whole warp).
+/// Returns the iteration; the builder is left inside the scf.if.
+static Value buildWarpGuard(OpBuilder &b, Location loc, int64_t blockThreads,
+                            int64_t iterations, Value &lane) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  lane = arith::RemUIOp::create(b, loc, threadId, cst(kWarpLanes));
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, blockId, cst(blockThreads / kWarpLanes)),
+      arith::DivUIOp::create(b, loc, threadId, cst(kWarpLanes)));
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        linear, cst(iterations));
   auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
   return linear;
@@ -442,9 +466,18 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
     loop.erase();
     return success();
   }
+  // One warp per iteration when the group works on rows (WarpRows.h).
+  std::optional<int64_t> row =
+      warpRows > 0 ? getWarpRowLength(loop, warpRows) : std::nullopt;
   TileConfigAttr config = configFor(loop, iterations);
+  if (row) {
+    int64_t t = std::min<int64_t>(
+        threads, llvm::alignTo(iterations * kWarpLanes, kWarpLanes));
+    config = TileConfigAttr::get(ctx, {t}, {t}, 1);
+  }
   int64_t tile = config.getTile()[0], blockThreads = config.getThreads()[0];
-  int64_t blocks = llvm::divideCeil(iterations, tile);
+  int64_t blocks =
+      llvm::divideCeil(iterations, row ? blockThreads / kWarpLanes : tile);
   if (blocks > std::numeric_limits<int32_t>::max())
     return loop.emitError("kiln-gpu-form-kernels: ")
            << iterations << " iterations need " << blocks
@@ -482,7 +515,10 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
   // Thread (block * tile + thread + k * threads) does iteration `linear` of
   // the loop, delinearized row-major over its bounds.
   b.setInsertionPoint(ret);
-  Value linear = buildIterationGuard(b, loc, tile, blockThreads, iterations);
+  Value lane;
+  Value linear =
+      row ? buildWarpGuard(b, loc, blockThreads, iterations, lane)
+          : buildIterationGuard(b, loc, tile, blockThreads, iterations);
   SmallVector<Value> ivs = delinearize(b, loc, linear, ubs);
   for (auto [iv, v] : llvm::zip(loop.getInductionVars(), ivs))
     mapping.map(iv, v);
@@ -516,11 +552,20 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
       rewriter.eraseOp(copy);
       rewriter.setInsertionPoint(op);
     }
+    if (row) {
+      if (failed(lowerToWarpLoops(rewriter, cast<linalg::LinalgOp>(op), lane,
+                                  *row)))
+        return loop.emitError("kiln-gpu-form-kernels: cannot lower the "
+                              "group's ops to one warp per row");
+      continue;
+    }
     if (failed(linalg::linalgOpToLoops(rewriter, cast<linalg::LinalgOp>(op))))
       return loop.emitError("kiln-gpu-form-kernels: cannot lower the group's "
                             "ops to loops");
     rewriter.eraseOp(op);
   }
+  if (row)
+    compactRowTemporaries(func.getBody(), *row);
   SmallVector<math::IPowIOp> powers;
   func.walk([&](math::IPowIOp p) { powers.push_back(p); });
   for (math::IPowIOp p : powers)
@@ -529,6 +574,11 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
   // The launch replaces the loop on the host.
   gpu::LaunchFuncOp launch =
       createLaunch(loop, func, blocks, config, buffers, access, inPlace);
+  if (row) {
+    Attribute lanes = b.getI64IntegerAttr(kWarpLanes);
+    func->setAttr(KilnGPUDialect::getLanesAttrName(), lanes);
+    launch->setAttr(KilnGPUDialect::getLanesAttrName(), lanes);
+  }
   if (Attribute names = loop->getAttr(KilnGPUDialect::getFusionGroupAttrName()))
     launch->setAttr(KilnGPUDialect::getFusionGroupAttrName(), names);
   loop.erase();

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUFORMLIBRARYCALLSPASS
@@ -92,44 +93,79 @@ bool hoistBefore(Value v, Operation *point) {
   return true;
 }
 
-/// D + bias (a vector along D's last dimension), then maybe max(x, 0), into
-/// a buffer of D's type: what cuBLASLt's bias epilogues compute.
-struct BiasEpilogue {
+/// What cuBLASLt can do to D before it writes it: add a bias (a vector
+/// along D's last dimension), then maybe max(x, 0), and round an f32
+/// accumulator to the inputs' f16 or bf16; into a buffer of D's shape.
+struct Epilogue {
   linalg::GenericOp op;
   Value bias, out;
   bool relu = false;
+  /// The element type written: D's, or the one D is rounded to.
+  Type element;
 };
 
-/// The op after `product` that next touches D's buffer, when it is a bias
-/// epilogue of D that cuBLASLt can compute instead: D is written over, or D
-/// is scratch (an allocation) that nothing touches afterwards.
-std::optional<BiasEpilogue> matchBiasEpilogue(Operation *product, Value d) {
+/// The op after `after` that next touches D's buffer, when it is an
+/// epilogue of D that cuBLASLt can compute instead, in the call that
+/// replaces `product`: D is written over, or D is scratch (an allocation)
+/// that nothing touches afterwards. `narrow` is the type an f32 accumulator
+/// may be rounded to (null: none).
+std::optional<Epilogue> matchEpilogue(Operation *after, Operation *product,
+                                      Value d, Type narrow) {
   Value root = getRootBuffer(d);
-  Operation *next = product->getNextNode();
-  while (next && !touches(next, root))
+  // (Views of D in between do not read it.)
+  Operation *next = after->getNextNode();
+  while (next && (!touches(next, root) || isa<ViewLikeOpInterface>(next)))
     next = next->getNextNode();
   auto op = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0)
+  if (!op || op.getNumDpsInputs() < 1 || op.getNumDpsInputs() > 2 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0)
     return std::nullopt;
   auto type = cast<MemRefType>(d.getType());
-  int64_t rank = type.getRank();
-  unsigned at = op.getDpsInputs()[0] == d ? 0 : 1;
-  BiasEpilogue e{op, op.getDpsInputs()[1 - at], op.getDpsInits()[0]};
-  auto biasType = dyn_cast<MemRefType>(e.bias.getType());
+  bool hasBias = op.getNumDpsInputs() == 2;
+  auto readsD = [&](Value v) {
+    return isa<MemRefType>(v.getType()) && getRootBuffer(v) == root;
+  };
+  unsigned at = readsD(op.getDpsInputs()[0]) ? 0 : 1;
+  Value x = op.getDpsInputs()[at];
+  if (!readsD(x))
+    return std::nullopt;
+  Epilogue e{op, hasBias ? op.getDpsInputs()[1 - at] : Value(),
+             op.getDpsInits()[0]};
+  auto outType = cast<MemRefType>(e.out.getType());
+  auto xType = cast<MemRefType>(x.getType());
+  e.element = outType.getElementType();
+  if (e.element != type.getElementType() && e.element != narrow)
+    return std::nullopt;
+  // The op reads D itself, or a reshape of all of it (that keeps the rows
+  // the bias runs along), and writes a buffer of that shape, as the call
+  // will.
+  if (x != d && (!type.getLayout().isIdentity() ||
+                 !xType.getLayout().isIdentity() ||
+                 xType.getNumElements() != type.getNumElements() ||
+                 (hasBias && xType.getShape().back() != type.getShape().back())))
+    return std::nullopt;
+  int64_t rank = xType.getRank();
   MLIRContext *ctx = op.getContext();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   AffineMap lastDim = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (op.getDpsInputs()[at] != d || e.out.getType() != type || !biasType ||
-      biasType.getRank() != 1 || !biasType.getLayout().isIdentity() ||
-      biasType.getElementType() != type.getElementType() ||
-      biasType.getDimSize(0) != type.getDimSize(rank - 1) || maps[at] != id ||
-      maps[2] != id || maps[1 - at] != lastDim || getRootBuffer(e.bias) == root)
+  if (MemRefType(MemRefType::Builder(xType).setElementType(e.element)) !=
+          outType ||
+      maps[at] != id || maps.back() != id)
     return std::nullopt;
-  // yield(d + bias) or yield(max(d + bias, 0)), and nothing else.
+  if (hasBias) {
+    auto biasType = dyn_cast<MemRefType>(e.bias.getType());
+    if (!biasType || biasType.getRank() != 1 ||
+        !biasType.getLayout().isIdentity() ||
+        biasType.getElementType() != e.element ||
+        biasType.getDimSize(0) != type.getDimSize(type.getRank() - 1) ||
+        maps[1 - at] != lastDim || getRootBuffer(e.bias) == root)
+      return std::nullopt;
+  }
+  // yield([max](([truncf] d) [+ bias], 0)), and nothing else.
   Block &body = op.getRegion().front();
   Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  int64_t expected = 1;
   if (auto max = result.getDefiningOp<arith::MaximumFOp>()) {
     Value zero = max.getLhs();
     result = max.getRhs();
@@ -138,19 +174,35 @@ std::optional<BiasEpilogue> matchBiasEpilogue(Operation *product, Value d) {
     if (!matchPattern(zero, m_AnyZeroFloat()))
       return std::nullopt;
     e.relu = true;
+    ++expected;
   }
-  auto add = result.getDefiningOp<arith::AddFOp>();
+  Value arg = body.getArgument(at);
+  if (hasBias) {
+    auto add = result.getDefiningOp<arith::AddFOp>();
+    Value y = body.getArgument(1 - at);
+    if (!add || (add.getLhs() != y && add.getRhs() != y))
+      return std::nullopt;
+    result = add.getLhs() == y ? add.getRhs() : add.getLhs();
+    ++expected;
+  }
+  if (e.element != type.getElementType()) {
+    auto trunc = result.getDefiningOp<arith::TruncFOp>();
+    if (!trunc)
+      return std::nullopt;
+    result = trunc.getIn();
+    ++expected;
+  }
   int64_t ops = llvm::count_if(
       body, [](Operation &o) { return !isa<arith::ConstantOp>(o); });
-  if (!add || ops != (e.relu ? 3 : 2))
-    return std::nullopt;
-  Value x = body.getArgument(at), y = body.getArgument(1 - at);
-  if (!((add.getLhs() == x && add.getRhs() == y) ||
-        (add.getLhs() == y && add.getRhs() == x)))
+  // A ReLU alone is left to a kernel (the epilogues have none without a
+  // bias).
+  if (result != arg || ops != expected || (e.relu && !hasBias) ||
+      (!hasBias && e.element == type.getElementType()))
     return std::nullopt;
   // The call runs where the product was: the epilogue's buffers must be
   // there by then.
-  if (!hoistBefore(e.out, product) || !hoistBefore(e.bias, product))
+  if (!hoistBefore(e.out, product) ||
+      (hasBias && !hoistBefore(e.bias, product)))
     return std::nullopt;
   if (e.out != d) {
     if (!root.getDefiningOp<memref::AllocOp>())
@@ -185,11 +237,14 @@ struct FormLibraryCalls
   }
 
   LogicalResult form(linalg::GenericOp op) {
+    // Canonicalization may have changed the product since it was chosen (a
+    // splat operand becomes a constant in the body): then it stays a kernel.
     std::optional<Product> p = matchProduct(op);
-    if (!p)
-      return op.emitError("kiln-gpu-form-library-calls: the op marked '")
-             << KilnGPUDialect::getLibraryAttrName()
-             << "' is not a matrix product";
+    if (!p) {
+      op->removeAttr(KilnGPUDialect::getLibraryAttrName());
+      ++numKept;
+      return success();
+    }
     Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1],
           d = op.getDpsInits()[0];
     auto sa = getMatrixStrides(cast<MemRefType>(a.getType()), p->batchedA);
@@ -209,9 +264,20 @@ struct FormLibraryCalls
       batch = 1;
       sa->batch = sd->batch = 0;
     }
-    std::optional<BiasEpilogue> epilogue;
+    // A rounding of the accumulator, then maybe a bias (and ReLU) after it.
+    std::optional<Epilogue> epilogue, rounding;
     if (biasEpilogues)
-      epilogue = matchBiasEpilogue(op, d);
+      epilogue = matchEpilogue(
+          op, op, d, p->accumulator != p->element ? p->element : Type());
+    if (epilogue && !epilogue->bias && epilogue->element != p->accumulator) {
+      rounding = epilogue;
+      epilogue = matchEpilogue(rounding->op, op, rounding->out, Type());
+      // (What follows a rounding is a bias epilogue, or none.)
+      if (!epilogue) {
+        epilogue = rounding;
+        rounding.reset();
+      }
+    }
     OpBuilder builder(op);
     Location loc = op.getLoc();
     if (linalg::FillOp fill = findZeroFill(op, d))
@@ -241,13 +307,19 @@ struct FormLibraryCalls
     params.append("stride_d", i64(batch > 1 ? sd->batch : 0));
     SmallVector<Value> buffers = {a, b, d, ws};
     SmallVector<StringRef> access = {"read", "read", "write", "readwrite"};
+    Type out = p->accumulator;
     if (epilogue) {
-      params.append("epilogue", builder.getStringAttr(
-                                    epilogue->relu ? "relu_bias" : "bias"));
       buffers[2] = epilogue->out;
-      buffers.push_back(epilogue->bias);
-      access.push_back("read");
+      out = epilogue->element;
+      if (epilogue->bias) {
+        params.append("epilogue", builder.getStringAttr(
+                                      epilogue->relu ? "relu_bias" : "bias"));
+        buffers.push_back(epilogue->bias);
+        access.push_back("read");
+      }
     }
+    if (out != p->element)
+      params.append("out_type", builder.getStringAttr(getTypeName(out)));
     auto call = LibraryCallOp::create(
         builder, loc, ::kiln::rt::CublasLtMatmulParams::kCallee, buffers,
         builder.getStrArrayAttr(access), params.getDictionary(&getContext()));
@@ -256,6 +328,10 @@ struct FormLibraryCalls
       call->setLoc(
           FusedLoc::get(&getContext(), {op.getLoc(), epilogue->op.getLoc()}));
       epilogue->op.erase();
+      ++numEpilogues;
+    }
+    if (rounding) {
+      rounding->op.erase();
       ++numEpilogues;
     }
     if (auto group = op->getAttr(KilnGPUDialect::getFusionGroupAttrName()))

@@ -37,10 +37,18 @@ static bool matchOperandMap(AffineMap map, int64_t batch, unsigned row,
   return all || none;
 }
 
-/// Whether the body is yield(acc + a * b) (in either order).
-static bool isMultiplyAccumulate(linalg::GenericOp op) {
+/// `v` without an arith.extf in front.
+static Value skipExtension(Value v) {
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  return ext ? ext.getIn() : v;
+}
+
+/// Whether the body is yield(acc + a * b) (in either order), a and b
+/// extended to acc's type first when `extended`.
+static bool isMultiplyAccumulate(linalg::GenericOp op, bool extended) {
   Block &body = op.getRegion().front();
-  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+  if (body.getNumArguments() != 3 ||
+      body.getOperations().size() != (extended ? 5u : 3u))
     return false;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
@@ -52,8 +60,17 @@ static bool isMultiplyAccumulate(linalg::GenericOp op) {
   if (add.getLhs() != acc && add.getRhs() != acc)
     return false;
   auto mul = product.getDefiningOp<arith::MulFOp>();
-  return mul && ((mul.getLhs() == a && mul.getRhs() == b) ||
-                 (mul.getLhs() == b && mul.getRhs() == a));
+  if (!mul)
+    return false;
+  Value x = mul.getLhs(), y = mul.getRhs();
+  if (extended) {
+    if (x.getDefiningOp<arith::ExtFOp>() == nullptr ||
+        y.getDefiningOp<arith::ExtFOp>() == nullptr)
+      return false;
+    x = skipExtension(x);
+    y = skipExtension(y);
+  }
+  return (x == a && y == b) || (x == b && y == a);
 }
 
 std::optional<Product> mlir::kiln::matchProduct(linalg::GenericOp op) {
@@ -72,7 +89,10 @@ std::optional<Product> mlir::kiln::matchProduct(linalg::GenericOp op) {
     return cast<ShapedType>(t).getElementType();
   });
   p.element = types[0];
-  if (!llvm::all_equal(types) ||
+  p.accumulator = types[2];
+  bool extended = isa<Float16Type, BFloat16Type>(p.element) &&
+                  isa<Float32Type>(p.accumulator);
+  if (types[1] != p.element || (p.accumulator != p.element && !extended) ||
       !isa<Float32Type, Float16Type, BFloat16Type>(p.element))
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -85,7 +105,7 @@ std::optional<Product> mlir::kiln::matchProduct(linalg::GenericOp op) {
   bool plainB = matchOperandMap(maps[1], batch, k, n, p.batchedB);
   p.transB = !plainB && matchOperandMap(maps[1], batch, n, k, p.batchedB);
   if ((!plainA && !p.transA) || (!plainB && !p.transB) ||
-      !isMultiplyAccumulate(op))
+      !isMultiplyAccumulate(op, extended))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges,

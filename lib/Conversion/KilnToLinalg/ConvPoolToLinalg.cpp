@@ -84,15 +84,16 @@ Value convolveChannelsLast(OpBuilder &b, Location loc, Value padded,
     w.push_back(d(l.rFirst + i));
     o.push_back(d(l.oFirst + i));
   }
-  Value init = filledTensor(b, loc, resultType, 0);
-  return generic(b, loc, init, {padded, filter},
-                 {AffineMap::get(l.count, 0, activationOrder(x, true), ctx),
-                  AffineMap::get(l.count, 0, filterOrder(w, true), ctx)},
-                 AffineMap::get(l.count, 0, activationOrder(o, true), ctx),
-                 iterators(2 + s, 1 + s),
-                 [](OpBuilder &b, Location loc, ValueRange args) {
-                   return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
-                 });
+  Value init = filledTensor(b, loc, accumulatorType(resultType), 0);
+  Value acc = generic(
+      b, loc, init, {padded, filter},
+      {AffineMap::get(l.count, 0, activationOrder(x, true), ctx),
+       AffineMap::get(l.count, 0, filterOrder(w, true), ctx)},
+      AffineMap::get(l.count, 0, activationOrder(o, true), ctx),
+      iterators(2 + s, 1 + s), [](OpBuilder &b, Location loc, ValueRange args) {
+        return multiplyAccumulate(b, loc, args[2], args[0], args[1]);
+      });
+  return finishAccumulation(b, loc, acc, resultType);
 }
 
 /// Grouped convolution of an already padded input; returns N x K x O...
@@ -124,7 +125,8 @@ Value convolve(OpBuilder &b, Location loc, Value padded, Value filter,
   }
   Value x = reshape(b, loc, padded, RankedTensorType::get(xShape, element));
   Value w = reshape(b, loc, filter, RankedTensorType::get(wShape, element));
-  Value init = filledTensor(b, loc, RankedTensorType::get(oShape, element), 0);
+  auto oType = RankedTensorType::get(oShape, element);
+  Value init = filledTensor(b, loc, accumulatorType(oType), 0);
 
   // Loops: n, [g,] k, o_1..o_s | c, r_1..r_s
   int64_t first = 2 + g; // the first output position loop
@@ -152,9 +154,9 @@ Value convolve(OpBuilder &b, Location loc, Value padded, Value filter,
        AffineMap::get(numDims, 0, wExprs, ctx)},
       AffineMap::get(numDims, 0, oExprs, ctx), iterators(first + s, 1 + s),
       [](OpBuilder &b, Location loc, ValueRange args) {
-        return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+        return multiplyAccumulate(b, loc, args[2], args[0], args[1]);
       });
-  return reshape(b, loc, out, resultType);
+  return reshape(b, loc, finishAccumulation(b, loc, out, oType), resultType);
 }
 
 /// Reads x[n, channel, o_i * stride_i + r_i * dilation_i - low_i ...] (x
@@ -209,7 +211,7 @@ Value convolvePadded(OpBuilder &b, Location loc, Value x, Value filter,
   int64_t rank = fType.getRank();
   int64_t cg = fType.getDimSize(last ? rank - 2 : 1);
   int64_t kg = fType.getDimSize(last ? rank - 1 : 0) / groups;
-  Value init = filledTensor(b, loc, resultType, 0);
+  Value init = filledTensor(b, loc, accumulatorType(resultType), 0);
   ConvLoops l(s, last);
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineExpr> wExprs = {d(l.k), d(l.c)}, oExprs = {d(0), d(l.k)};
@@ -217,7 +219,7 @@ Value convolvePadded(OpBuilder &b, Location loc, Value x, Value filter,
     wExprs.push_back(d(l.rFirst + i));
     oExprs.push_back(d(l.oFirst + i));
   }
-  return generic(
+  Value acc = generic(
       b, loc, init, {filter},
       {AffineMap::get(l.count, 0, filterOrder(wExprs, last), ctx)},
       AffineMap::get(l.count, 0, activationOrder(oExprs, last), ctx),
@@ -238,8 +240,106 @@ Value convolvePadded(OpBuilder &b, Location loc, Value x, Value filter,
         Value zero = scalar(b, loc, args[0].getType(), 0);
         Value v = readPadded(b, loc, x, n, channel, l.oFirst, l.rFirst, strides,
                              dilations, low, zero, last);
-        return add(b, loc, args[1], mul(b, loc, v, args[0]));
+        return multiplyAccumulate(b, loc, args[1], v, args[0]);
       });
+  return finishAccumulation(b, loc, acc, resultType);
+}
+
+/// An ungrouped convolution as a matrix product. Channels first: the filter
+/// (K x C R...) times each image's columns (C R... x O...). Channels last:
+/// the rows of all images (N O... x R... C) times the filter (R... C x K),
+/// one product. The columns (rows) are gathered first (im2col) unless the
+/// convolution is 1x1 with stride 1 and no padding: then they are the input
+/// itself. Returns the convolution's result.
+Value convolveAsProduct(OpBuilder &b, Location loc, Value x, Value filter,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ArrayRef<int64_t> low, RankedTensorType resultType,
+                        bool last) {
+  MLIRContext *ctx = b.getContext();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto fType = cast<RankedTensorType>(filter.getType());
+  Type element = xType.getElementType();
+  int64_t s = strides.size(), rank = xType.getRank();
+  // Positions of the channel and first spatial dimension, and of the
+  // filter's window and output channel.
+  int64_t cDim = last ? rank - 1 : 1, first = last ? 1 : 2;
+  int64_t rFirst = last ? 0 : 2, kDim = last ? rank - 1 : 0;
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(cDim);
+  int64_t k = fType.getDimSize(kDim), depth = c, positions = 1;
+  bool pointwise = true;
+  SmallVector<int64_t> window, outSpatial;
+  for (int64_t i = 0; i < s; ++i) {
+    window.push_back(fType.getDimSize(rFirst + i));
+    outSpatial.push_back(resultType.getDimSize(first + i));
+    depth *= window.back();
+    positions *= outSpatial.back();
+    pointwise &= window.back() == 1 && strides[i] == 1 && low[i] == 0 &&
+                 outSpatial.back() == xType.getDimSize(first + i);
+  }
+  // The gathered columns: n, c, r..., o... (channels last: n, o..., r..., c).
+  SmallVector<int64_t> shape = {n};
+  if (!last)
+    shape.push_back(c);
+  llvm::append_range(shape, last ? outSpatial : window);
+  llvm::append_range(shape, last ? window : outSpatial);
+  if (last)
+    shape.push_back(c);
+  auto colsType = last ? RankedTensorType::get({n * positions, depth}, element)
+                       : RankedTensorType::get({n, depth, positions}, element);
+  Value columns;
+  if (pointwise) {
+    columns = reshape(b, loc, x, colsType);
+  } else {
+    int64_t loops = shape.size();
+    Value gathered = generic(
+        b, loc, emptyTensor(b, loc, RankedTensorType::get(shape, element)), {},
+        {}, AffineMap::getMultiDimIdentityMap(loops, ctx), iterators(loops, 0),
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          Value image = linalg::IndexOp::create(b, loc, 0);
+          Value channel = linalg::IndexOp::create(b, loc, last ? loops - 1 : 1);
+          Value zero = scalar(b, loc, element, 0);
+          return readPadded(b, loc, x, image, channel,
+                            /*oDim=*/last ? 1 : 2 + s,
+                            /*rDim=*/last ? 1 + s : 2, strides, dilations, low,
+                            zero, last);
+        });
+    columns = reshape(b, loc, gathered, colsType);
+  }
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  Value acc;
+  RankedTensorType productType;
+  if (last) {
+    // Loops: row, k | depth.
+    Value w =
+        reshape(b, loc, filter, RankedTensorType::get({depth, k}, element));
+    productType = RankedTensorType::get({n * positions, k}, element);
+    acc = generic(b, loc, filledTensor(b, loc, accumulatorType(productType), 0),
+                  {columns, w},
+                  {AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                   AffineMap::get(3, 0, {d(2), d(1)}, ctx)},
+                  AffineMap::get(3, 0, {d(0), d(1)}, ctx), iterators(2, 1),
+                  [](OpBuilder &b, Location loc, ValueRange args) {
+                    return multiplyAccumulate(b, loc, args[2], args[0],
+                                              args[1]);
+                  });
+  } else {
+    // Loops: image, k, column | row.
+    Value w =
+        reshape(b, loc, filter, RankedTensorType::get({k, depth}, element));
+    productType = RankedTensorType::get({n, k, positions}, element);
+    acc = generic(b, loc, filledTensor(b, loc, accumulatorType(productType), 0),
+                  {w, columns},
+                  {AffineMap::get(4, 0, {d(1), d(3)}, ctx),
+                   AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)},
+                  AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx),
+                  iterators(3, 1),
+                  [](OpBuilder &b, Location loc, ValueRange args) {
+                    return multiplyAccumulate(b, loc, args[2], args[0],
+                                              args[1]);
+                  });
+  }
+  return reshape(b, loc, finishAccumulation(b, loc, acc, productType),
+                 resultType);
 }
 
 /// Adds a per-channel bias (K values) to N x K x ... (channels `last`:
@@ -261,7 +361,24 @@ Value addBias(OpBuilder &b, Location loc, Value x, Value bias, bool last) {
 }
 
 struct LowerConvolution : OpRewritePattern<ConvolutionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerConvolution(MLIRContext *ctx, int64_t productMinFlops)
+      : OpRewritePattern(ctx), productMinFlops(productMinFlops) {}
+
+  /// Whether `op` is to be a matrix product (convolveAsProduct).
+  bool asProduct(ConvolutionOp op) const {
+    if (productMinFlops < 0 || op.getGroups() != 1 ||
+        !op.getType().hasStaticShape())
+      return false;
+    // 2 N K O... C R... operations: the filter's elements but K.
+    bool last = op.getLayout() == Layout::ChannelsLast;
+    int64_t flops = 2 * op.getType().getNumElements();
+    for (int64_t d : op.getFilter().getType().getShape())
+      flops *= d;
+    flops /= op.getFilter().getType().getDimSize(
+        last ? op.getFilter().getType().getRank() - 1 : 0);
+    return flops >= productMinFlops;
+  }
+
   LogicalResult matchAndRewrite(ConvolutionOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -275,7 +392,11 @@ struct LowerConvolution : OpRewritePattern<ConvolutionOp> {
     // A padded or grouped convolution reads its input in place (no padded
     // copy, no reshape), so that it fuses as one kernel with its epilogue.
     Value out;
-    if (padded || groups != 1)
+    if (asProduct(op))
+      out = convolveAsProduct(rewriter, loc, op.getInput(), op.getFilter(),
+                              op.getStrides(), op.getDilations(), low,
+                              op.getType(), last);
+    else if (padded || groups != 1)
       out = convolvePadded(rewriter, loc, op.getInput(), op.getFilter(),
                            op.getStrides(), op.getDilations(), low, groups,
                            op.getType(), last);
@@ -289,6 +410,9 @@ struct LowerConvolution : OpRewritePattern<ConvolutionOp> {
     rewriter.replaceOp(op, addBias(rewriter, loc, out, op.getBias(), last));
     return success();
   }
+
+private:
+  int64_t productMinFlops;
 };
 
 struct LowerDeconvolution : OpRewritePattern<DeconvolutionOp> {
@@ -549,8 +673,8 @@ struct LowerGlobalPool : OpRewritePattern<GlobalPoolOp> {
 } // namespace
 
 void mlir::kiln::lowering::populateConvPoolPatterns(
-    RewritePatternSet &patterns) {
-  patterns
-      .add<LowerConvolution, LowerDeconvolution, LowerPool, LowerGlobalPool>(
-          patterns.getContext());
+    RewritePatternSet &patterns, int64_t convProductMinFlops) {
+  patterns.add<LowerConvolution>(patterns.getContext(), convProductMinFlops);
+  patterns.add<LowerDeconvolution, LowerPool, LowerGlobalPool>(
+      patterns.getContext());
 }

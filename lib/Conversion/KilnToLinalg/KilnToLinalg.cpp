@@ -20,9 +20,10 @@ namespace mlir::kiln {
 
 using namespace mlir;
 
-void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
+                                              int64_t convProductMinFlops) {
   lowering::populateElementwisePatterns(patterns);
-  lowering::populateConvPoolPatterns(patterns);
+  lowering::populateConvPoolPatterns(patterns, convProductMinFlops);
   lowering::populateMatrixPatterns(patterns);
   lowering::populateNormalizationPatterns(patterns);
   lowering::populateDataMovementPatterns(patterns);
@@ -43,6 +44,7 @@ namespace mlir::kiln {
 namespace {
 struct ConvertToLinalgPass
     : impl::KilnConvertToLinalgPassBase<ConvertToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     // The arith ops the lowering builds take signless integers only.
@@ -76,7 +78,7 @@ struct ConvertToLinalgPass
                            math::MathDialect, tensor::TensorDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
-    populateKilnToLinalgPatterns(patterns);
+    populateKilnToLinalgPatterns(patterns, convProductMinFlops);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

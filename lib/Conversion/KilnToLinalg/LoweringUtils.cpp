@@ -121,6 +121,33 @@ static SmallVector<ReassociationIndices> allInOne(int64_t rank) {
   return {group};
 }
 
+RankedTensorType mlir::kiln::lowering::accumulatorType(RankedTensorType type) {
+  Type element = type.getElementType();
+  return isa<Float16Type, BFloat16Type>(element)
+             ? type.clone(Float32Type::get(type.getContext()))
+             : type;
+}
+
+Value mlir::kiln::lowering::multiplyAccumulate(OpBuilder &b, Location loc,
+                                               Value acc, Value x, Value y) {
+  Type wide = acc.getType();
+  auto extend = [&](Value v) -> Value {
+    return v.getType() == wide ? v : arith::ExtFOp::create(b, loc, wide, v);
+  };
+  return add(b, loc, acc, mul(b, loc, extend(x), extend(y)));
+}
+
+Value mlir::kiln::lowering::finishAccumulation(OpBuilder &b, Location loc,
+                                               Value acc,
+                                               RankedTensorType type) {
+  if (acc.getType() == type)
+    return acc;
+  return elementwise(
+      b, loc, type, {acc}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        return arith::TruncFOp::create(b, loc, type.getElementType(), args[0]);
+      });
+}
+
 Value mlir::kiln::lowering::reshape(OpBuilder &b, Location loc, Value value,
                                     RankedTensorType type) {
   auto source = cast<RankedTensorType>(value.getType());

@@ -48,6 +48,19 @@ Value generic(OpBuilder &b, Location loc, Value init, ValueRange inputs,
               ArrayRef<AffineMap> inputMaps, AffineMap outputMap,
               ArrayRef<utils::IteratorType> iterators, ScalarFn fn);
 
+/// Sums of products (matrix products, convolutions) of f16 or bf16 values
+/// accumulate in f32, as tensor cores do: the accumulator tensor's type for
+/// a result of `type`.
+RankedTensorType accumulatorType(RankedTensorType type);
+/// acc + x * y with x and y extended to acc's type first (a body of such a
+/// sum).
+Value multiplyAccumulate(OpBuilder &b, Location loc, Value acc, Value x,
+                         Value y);
+/// The accumulator `acc` as `type` (an elementwise truncation when the types
+/// differ).
+Value finishAccumulation(OpBuilder &b, Location loc, Value acc,
+                         RankedTensorType type);
+
 /// `value` with the (same-size) shape of `type`.
 Value reshape(OpBuilder &b, Location loc, Value value, RankedTensorType type);
 

@@ -1,7 +1,8 @@
 //===- MatrixToLinalg.cpp - lower matrix products ---------------*- C++ -*-===//
 //
 // kiln.matmul: one linalg.generic over (batch..., m, n, k) whose maps apply
-// numpy broadcasting to the batch dimensions and the transposes.
+// numpy broadcasting to the batch dimensions and the transposes (f16 and
+// bf16 accumulate in f32, then round once).
 // kiln.fully_connected: flatten to M x C, multiply by the K x C weights
 // transposed, add the bias. kiln.gemm: alpha * op(a) op(b) + beta * c.
 //
@@ -50,11 +51,13 @@ Value product(OpBuilder &b, Location loc, Value lhs, Value rhs,
     outExprs.push_back(d(i));
   SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
   it.push_back(utils::IteratorType::reduction);
-  return generic(b, loc, filledTensor(b, loc, resultType, 0), {lhs, rhs},
-                 {lmap, rmap}, AffineMap::get(numDims, 0, outExprs, ctx), it,
-                 [](OpBuilder &b, Location loc, ValueRange args) {
-                   return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
-                 });
+  Value acc = generic(
+      b, loc, filledTensor(b, loc, accumulatorType(resultType), 0), {lhs, rhs},
+      {lmap, rmap}, AffineMap::get(numDims, 0, outExprs, ctx), it,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        return multiplyAccumulate(b, loc, args[2], args[0], args[1]);
+      });
+  return finishAccumulation(b, loc, acc, resultType);
 }
 
 struct LowerMatmul : OpRewritePattern<MatmulOp> {

@@ -12,7 +12,8 @@ class RewritePatternSet;
 namespace kiln::lowering {
 
 void populateElementwisePatterns(RewritePatternSet &patterns);
-void populateConvPoolPatterns(RewritePatternSet &patterns);
+void populateConvPoolPatterns(RewritePatternSet &patterns,
+                              int64_t convProductMinFlops);
 void populateMatrixPatterns(RewritePatternSet &patterns);
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);

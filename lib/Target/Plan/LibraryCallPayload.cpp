@@ -40,10 +40,15 @@ static FailureOr<std::string> encodeCublasLtMatmul(LibraryCallOp call) {
     return a.getValue();
   };
   rt::CublasLtMatmulParams p;
-  StringRef type = choice("type", {"f32", "f16", "bf16"});
-  p.type = type == "f16"    ? rt::DataType::F16
+  auto dataType = [&](StringRef name) {
+    StringRef type = choice(name, {"f32", "f16", "bf16"});
+    return type == "f16"    ? rt::DataType::F16
            : type == "bf16" ? rt::DataType::BF16
                             : rt::DataType::F32;
+  };
+  p.type = dataType("type");
+  // D's type: the inputs' unless given (an f32 accumulator of f16 inputs).
+  p.outType = params.get("out_type") ? dataType("out_type") : p.type;
   p.tf32 = choice("compute", {"f32", "tf32"}) == "tf32";
   integer("m", p.m);
   integer("n", p.n);

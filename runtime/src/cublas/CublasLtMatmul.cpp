@@ -143,13 +143,12 @@ public:
       s = lt.check("cublasLtMatmulDescSetAttribute",
                    api.descSetAttribute(desc, kDescEpilogue, &epilogue, 4));
     }
-    int type = cudaType(p.type);
     auto layout = [&](void *&out, int64_t rows, int64_t cols, int64_t ld,
-                      int64_t stride) {
+                      int64_t stride, DataType element) {
       if (!s)
         return;
       s = lt.check("cublasLtMatrixLayoutCreate",
-                   api.layoutCreate(&out, type, rows, cols, ld));
+                   api.layoutCreate(&out, cudaType(element), rows, cols, ld));
       if (!s || p.batch == 1)
         return;
       int32_t count = static_cast<int32_t>(p.batch);
@@ -161,10 +160,10 @@ public:
             api.layoutSetAttribute(out, kLayoutBatchStride, &stride, 8));
     };
     layout(layoutA, p.transB ? p.k : p.n, p.transB ? p.n : p.k, p.ldb,
-           p.strideB);
+           p.strideB, p.type);
     layout(layoutB, p.transA ? p.m : p.k, p.transA ? p.k : p.m, p.lda,
-           p.strideA);
-    layout(layoutD, p.n, p.m, p.ldd, p.strideD);
+           p.strideA, p.type);
+    layout(layoutD, p.n, p.m, p.ldd, p.strideD, p.outType);
     if (!s)
       return s;
     void *preference = nullptr;

@@ -12,8 +12,8 @@ namespace kiln::rt {
 
 namespace {
 constexpr char kMagic[4] = {'K', 'L', 'T', 'M'};
-constexpr uint32_t kVersion = 2;
-constexpr size_t kFields = 12, kBytes = 4 + 4 + 4 + 8 * kFields;
+constexpr uint32_t kVersion = 3;
+constexpr size_t kFields = 13, kBytes = 4 + 4 + 4 + 8 * kFields;
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 
 template <typename T> void put(std::string &out, T value) {
@@ -51,10 +51,10 @@ uint64_t CublasLtMatmulParams::bytesB() const {
          dataTypeBytes(type);
 }
 uint64_t CublasLtMatmulParams::bytesD() const {
-  return span(batch, strideD, m, n, ldd) * dataTypeBytes(type);
+  return span(batch, strideD, m, n, ldd) * dataTypeBytes(outType);
 }
 uint64_t CublasLtMatmulParams::bytesBias() const {
-  return epilogue == Epilogue::None ? 0 : n * dataTypeBytes(type);
+  return epilogue == Epilogue::None ? 0 : n * dataTypeBytes(outType);
 }
 
 std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
@@ -69,6 +69,7 @@ std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
     put<uint64_t>(out, static_cast<uint64_t>(v));
   put<uint64_t>(out, p.workspaceBytes);
   put<uint64_t>(out, static_cast<uint64_t>(p.epilogue));
+  put<uint64_t>(out, static_cast<uint64_t>(p.outType));
   return out;
 }
 
@@ -119,6 +120,13 @@ decodeCublasLtMatmul(const std::string &payload) {
     return invalid("epilogue " + std::to_string(epilogue) +
                    " (expected 0 none, 1 bias or 2 relu and bias)");
   p.epilogue = static_cast<CublasLtMatmulParams::Epilogue>(epilogue);
+  uint64_t outType = get(payload, 12 + 96, 8);
+  p.outType = static_cast<DataType>(outType);
+  if (p.outType != p.type &&
+      !(p.outType == DataType::F32 && p.type != DataType::F32))
+    return invalid("D of type " + std::to_string(outType) +
+                   " for inputs of type " + std::to_string(type) +
+                   " (expected the inputs' type, or f32 for f16 and bf16)");
   if (p.lda < (p.transA ? p.m : p.k) || p.ldb < (p.transB ? p.k : p.n) ||
       p.ldd < p.n)
     return invalid("a leading dimension shorter than its rows (lda " +

@@ -94,9 +94,14 @@ func.func @strided(%a: memref<4x8xf32, strided<[16, 2]>>, %b: memref<8x4xf32>, %
 
 // -----
 
+// An op marked but no longer a product (canonicalization folded a splat
+// operand into its body) loses the mark and stays a kernel.
+// CHECK-LABEL: func.func @not_a_product
+// CHECK-NOT:     kiln_gpu
+// CHECK:         linalg.generic
+// CHECK-NOT:     kiln_gpu
 #id = affine_map<(i) -> (i)>
 func.func @not_a_product(%a: memref<4xf32>, %d: memref<4xf32>) {
-  // expected-error @+1 {{kiln-gpu-form-library-calls: the op marked 'kiln_gpu.library' is not a matrix product}}
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%a : memref<4xf32>) outs(%d : memref<4xf32>) attrs = {kiln_gpu.library = "cublaslt.matmul"} {
   ^bb0(%x: f32, %o: f32):
@@ -193,5 +198,56 @@ func.func @late_output(%a: memref<64x16xf32>, %b: memref<16x32xf32>, %bias: memr
     linalg.yield %s : f32
   }
   memref.copy %e, %out : memref<64x32xf32> to memref<64x32xf32>
+  return
+}
+
+// -----
+
+#a = affine_map<(n, m, p, k) -> (m, k)>
+#b = affine_map<(n, m, p, k) -> (n, k, p)>
+#d = affine_map<(n, m, p, k) -> (n, m, p)>
+#id4 = affine_map<(a, b, c, d) -> (a, b, c, d)>
+#id3 = affine_map<(a, b, c) -> (a, b, c)>
+// f16 products into an f32 accumulator (a convolution as a product: one
+// filter for every image). Rounded right after, through a view of D: the
+// call writes f16 itself. Not rounded: it writes D in f32.
+// CHECK-LABEL: func.func @rounded
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %[[R:[a-z0-9_]+]], %{{.*}}) {{.*}}batch = 2 : i64{{.*}}stride_a = 0 : i64{{.*}}type = "f16"}} : memref<8x16xf16>, memref<2x16x12xf16>, memref<2x8x3x4xf16>
+// CHECK-NOT:     out_type
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.copy %[[R]], %arg2
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %arg3, %{{.*}}) {{.*}}out_type = "f32"{{.*}}type = "f16"}} : memref<8x16xf16>, memref<2x16x12xf16>, memref<2x8x12xf32>
+func.func @rounded(%w: memref<8x16xf16>, %x: memref<2x16x12xf16>, %out: memref<2x8x3x4xf16>,
+                   %wide: memref<2x8x12xf32>) {
+  %d = memref.alloc() : memref<2x8x12xf32>
+  linalg.generic {indexing_maps = [#a, #b, #d], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%w, %x : memref<8x16xf16>, memref<2x16x12xf16>) outs(%d : memref<2x8x12xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%p: f16, %q: f16, %s: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %v = memref.expand_shape %d [[0], [1], [2, 3]] output_shape [2, 8, 3, 4] : memref<2x8x12xf32> into memref<2x8x3x4xf32>
+  %e = memref.alloc() : memref<2x8x3x4xf16>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : memref<2x8x3x4xf32>) outs(%e : memref<2x8x3x4xf16>) {
+  ^bb0(%i: f32, %o: f16):
+    %t = arith.truncf %i : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.copy %e, %out : memref<2x8x3x4xf16> to memref<2x8x3x4xf16>
+  linalg.generic {indexing_maps = [#a, #b, #d], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%w, %x : memref<8x16xf16>, memref<2x16x12xf16>) outs(%wide : memref<2x8x12xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%p: f16, %q: f16, %s: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
   return
 }

@@ -124,7 +124,11 @@ def KilnGpuFormLibraryCallsPass
     over or is scratch that nothing touches afterwards, cuBLASLt computes it
     too: `epilogue = "bias"` or `"relu_bias"`, the bias as a fifth buffer,
     the op's output as D, and the op is erased (`bias-epilogues=false`
-    keeps it).
+    keeps it). A product of f16 or bf16 inputs into an f32 accumulator
+    (what kiln-convert-to-linalg makes of them) writes D in f32
+    (`out_type = "f32"`), unless that next op rounds D to the inputs' type
+    (`arith.truncf`, maybe with the bias and ReLU after it): then cuBLASLt
+    rounds instead, and writes the op's f16 or bf16 output.
 
     Batches of A one after another that share one B (a layer applied to
     every row) become one product of all their rows. The zero `linalg.fill`
@@ -145,12 +149,13 @@ def KilnGpuFormLibraryCallsPass
     Option<"workspace", "workspace", "int64_t", /*default=*/"33554432",
            "The most bytes of cuBLASLt workspace per call">,
     Option<"biasEpilogues", "bias-epilogues", "bool", /*default=*/"true",
-           "Fold a following bias add (and ReLU) into the call">,
+           "Fold a following bias add (and ReLU), or a rounding of an f32 "
+           "accumulator, into the call">,
   ];
   let statistics = [
     Statistic<"numFormed", "formed", "Library calls formed">,
     Statistic<"numEpilogues", "epilogues",
-              "Bias (and ReLU) epilogues folded into the calls">,
+              "Epilogues (bias, ReLU, rounding) folded into the calls">,
     Statistic<"numKept", "kept", "Marked products whose buffers cuBLASLt "
               "cannot take (left as generics)">
   ];
@@ -179,6 +184,15 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     Identical kernels (of layers that repeat) are then merged as
     `kiln-gpu-dedup-kernels` does.
 
+    A fusion group whose iterations each work on one row (softmax,
+    LayerNorm, reductions along an axis, with what is fused into them) of at
+    least `warp-rows` elements runs one warp per iteration instead
+    (lib/Codegen/GPU/WarpRows.h): lane l computes the row's elements l,
+    l + 32, ... in every op of the group, and a reduction over the row is
+    combined across the warp with `gpu.shuffle xor`. Its kernel and launch
+    get `kiln_gpu.lanes = 32` (a block of `threads` threads runs
+    `threads / 32` iterations). `warp-rows=0` turns this off.
+
     Copies and fills that the runtime does with the driver stay as they are:
     a `memref.copy` between contiguous buffers of one type (a device copy)
     and a `linalg.fill` of a contiguous buffer with a value whose bytes are
@@ -206,6 +220,9 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
            "Threads per block of kernels without a tile_config">,
     Option<"itemsPerThread", "items-per-thread", "int64_t", /*default=*/"1",
            "Iterations per thread of kernels without a tile_config">,
+    Option<"warpRows", "warp-rows", "int64_t", /*default=*/"32",
+           "Groups whose iterations work on rows of at least this many "
+           "elements run one warp per row (0: never)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -26,7 +26,9 @@ struct Product {
   /// A (B) has every batch dimension of D; otherwise none (one matrix for
   /// all batches).
   bool batchedA = false, batchedB = false;
-  Type element;
+  /// A's and B's element type (f32, f16, bf16), and D's: the same, or f32
+  /// for f16 and bf16 inputs (extended to f32 before they multiply).
+  Type element, accumulator;
 };
 
 /// `op` as a product, when it is one: two inputs and one init, the loops and

@@ -31,6 +31,9 @@ struct PlanTranslationOptions {
   /// The largest plan: the weights and the arena together may not take
   /// more bytes (the compilation's memory budget).
   uint64_t maxBytes = uint64_t(16) << 30;
+  /// The lowest precision of the plan's layers (fp32, fp16, bf16),
+  /// recorded in the compatibility record.
+  std::string precision = "fp32";
 };
 
 /// Translates `module` into plan contents: the I/O tensors (the host

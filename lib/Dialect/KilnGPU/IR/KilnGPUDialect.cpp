@@ -131,6 +131,13 @@ KilnGPUDialect::verifyOperationAttribute(Operation *op,
              << attribute.getValue();
     return success();
   }
+  if (name == getLanesAttrName()) {
+    auto lanes = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!lanes || !lanes.getType().isInteger(64) || lanes.getInt() != 32)
+      return op->emitError() << "'" << name << "' must be 32 : i64, got "
+                             << attribute.getValue();
+    return success();
+  }
   if (name == getFlopsAttrName()) {
     if (!isa<gpu::LaunchFuncOp>(op))
       return op->emitError() << "'" << name << "' belongs on a gpu.launch_func";

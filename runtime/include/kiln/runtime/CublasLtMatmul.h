@@ -29,8 +29,11 @@ namespace kiln::rt {
 struct CublasLtMatmulParams {
   /// The callee's name in a plan.
   static constexpr const char *kCallee = "cublaslt.matmul";
-  /// A, B and D: F32, F16 or BF16.
+  /// A and B: F32, F16 or BF16.
   DataType type = DataType::F32;
+  /// D and the bias: `type`, or F32 when `type` is F16 or BF16 (the f32
+  /// accumulator written as is), or F16/BF16 from F32 inputs never.
+  DataType outType = DataType::F32;
   /// F32 only: TF32 tensor cores (10-bit mantissa inputs, f32 accumulation).
   bool tf32 = false;
   bool transA = false, transB = false;

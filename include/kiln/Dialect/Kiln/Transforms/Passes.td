@@ -156,6 +156,66 @@ def KilnChannelsLastPass : Pass<"kiln-channels-last", "func::FuncOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def KilnAssignPrecisionPass : Pass<"kiln-assign-precision", "func::FuncOp"> {
+  let summary = "Run each layer in the lowest precision allowed (fp16 or bf16), with casts only at the edges of precision regions";
+  let description = [{
+    The TensorRT builder's reduced precision (`--fp16`, `--bf16`): every
+    layer that is safe in 16 bits computes on f16 (or bf16) tensors, the
+    rest stays f32, and a `kiln.cast` goes only where a value crosses from
+    one region to the other (one cast per value and direction, however many
+    readers). The function's inputs and outputs keep their types.
+
+    In 16 bits: convolutions, deconvolutions, fully connected layers,
+    matmuls and gemms (their lowering accumulates in f32 and rounds once),
+    pools, ReLU-like activations (relu, leaky_relu, clip, hard_sigmoid,
+    hard_swish, thresholded_relu), add, sub, mul, div, max, min, select,
+    and data movement (concat, slice, reshape, flatten, squeeze, unsqueeze,
+    transpose, pad, resize, gather). In f32: softmax and log-softmax,
+    normalizations and their statistics (batch, instance, layer norm, LRN),
+    reductions, global pools, cumulative sums and products, pow, unary math
+    (exp, log, erf, sqrt, ...), the other activations (sigmoid, tanh, GELU,
+    ...), scale layers and casts. Only f32 tensors change: integer, boolean
+    and other float tensors (an fp16 model's) stay as they are.
+
+    Weights read by a 16-bit layer are rounded on the host (round to
+    nearest even) into new constants named after the old plus `.f16` or
+    `.bf16`. `layer-precision` overrides layers by name (the name of the
+    op's location, the ONNX node's name): `NAME=fp32` keeps one layer in
+    f32, `NAME=fp16` or `NAME=bf16` forces one where it is allowed... and
+    anywhere its operands are f32 tensors. A name that matches no layer is
+    an error.
+
+    Before (`precision=fp16`):
+    ```mlir
+    func.func @net(%x: tensor<1x8xf32>, %w: tensor<4x8xf32>) -> tensor<1x4xf32> {
+      %y = kiln.fully_connected %x, %w : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<1x4xf32>
+      %s = kiln.softmax %y {axis = 1 : i64} : tensor<1x4xf32> -> tensor<1x4xf32>
+      return %s : tensor<1x4xf32>
+    }
+    ```
+    After:
+    ```mlir
+      %0 = kiln.cast %x : tensor<1x8xf32> to tensor<1x8xf16>
+      %1 = kiln.cast %w : tensor<4x8xf32> to tensor<4x8xf16>
+      %y = kiln.fully_connected %0, %1 : (tensor<1x8xf16>, tensor<4x8xf16>) -> tensor<1x4xf16>
+      %2 = kiln.cast %y : tensor<1x4xf16> to tensor<1x4xf32>
+      %s = kiln.softmax %2 {axis = 1 : i64} : tensor<1x4xf32> -> tensor<1x4xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
+           "The reduced precision: fp16, bf16 or fp32 (nothing changes)">,
+    ListOption<"layerPrecision", "layer-precision", "std::string",
+               "NAME=fp32|fp16|bf16: one layer's precision">,
+  ];
+  let statistics = [
+    Statistic<"numReduced", "layers-reduced", "Layers run in 16 bits">,
+    Statistic<"numCasts", "casts", "Casts inserted at region edges">,
+    Statistic<"numWeights", "weights-rounded", "Constants rounded to 16 bits">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def KilnSinkTransposesPass : Pass<"kiln-sink-transposes", "func::FuncOp"> {
   let summary = "Move layout conversions below elementwise layers, concats and slices, so that opposite pairs cancel";
   let description = [{

@@ -38,6 +38,9 @@ def KilnGPU_Dialect : Dialect {
       whose kernel stays correct when output `y` is written over input `x`
       (see lib/Codegen/GPU/InPlace.cpp); `kiln-plan-memory` places `y` where
       `x` was when `x` is not used after the launch;
+    - `kiln_gpu.lanes = 32 : i64` on a `gpu.func` and its `gpu.launch_func`:
+      each iteration of the kernel's fusion group runs on one warp (lanes
+      threads), not one thread (`kiln-gpu-form-kernels`, WarpRows.h);
     - `kiln_gpu.flops = N : i64` on a `gpu.launch_func`: the kernel's
       floating-point operations, counted statically (lib/Codegen/GPU/Flops.h)
       for `kiln-compile --report`;
@@ -67,6 +70,11 @@ def KilnGPU_Dialect : Dialect {
     /// scf.forall, and of the launch of the kernel made of it.
     static constexpr ::llvm::StringLiteral getFusionGroupAttrName() {
       return ::llvm::StringLiteral("kiln_gpu.fusion_group");
+    }
+    /// `kiln_gpu.lanes`: threads per iteration of a kernel (32: one warp per
+    /// row of a fusion group).
+    static constexpr ::llvm::StringLiteral getLanesAttrName() {
+      return ::llvm::StringLiteral("kiln_gpu.lanes");
     }
     /// `kiln_gpu.in_place`: pairs (input, output) of a launch's arguments
     /// that may share memory.

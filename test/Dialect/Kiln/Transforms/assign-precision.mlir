@@ -1,0 +1,65 @@
+// RUN: kiln-opt %s --split-input-file --kiln-assign-precision | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-assign-precision=precision=bf16 | FileCheck %s --check-prefix=BF16
+// RUN: not kiln-opt %s --split-input-file --kiln-assign-precision=precision=fp8 2>&1 | FileCheck %s --check-prefix=BAD
+// The numbers of networks run in fp16 are checked against f32 on the GPU
+// (scripts/gpu-check.sh, benchmarks/networks.py).
+
+// A fully connected layer in fp16 between f32 edges: the input is cast once,
+// the weights are rounded on the host, the softmax stays f32 behind one cast
+// back, and the function keeps its f32 signature.
+// CHECK-LABEL: func.func @fc_softmax(%arg0: tensor<1x8xf32>) -> tensor<1x4xf32>
+// CHECK-DAG: %[[W:.+]] = kiln.constant dense<{{.+}}> : tensor<4x8xf16>
+// CHECK-DAG: %[[X:.+]] = kiln.cast %arg0 : tensor<1x8xf32> to tensor<1x8xf16>
+// CHECK: %[[Y:.+]] = kiln.fully_connected %[[X]], %[[W]] {{.*}}: (tensor<1x8xf16>, tensor<4x8xf16>) -> tensor<1x4xf16>
+// CHECK: %[[R:.+]] = kiln.activation relu %[[Y]] : tensor<1x4xf16> -> tensor<1x4xf16>
+// CHECK: %[[U:.+]] = kiln.cast %[[R]] : tensor<1x4xf16> to tensor<1x4xf32>
+// CHECK: %[[S:.+]] = kiln.softmax %[[U]] {{.*}}: tensor<1x4xf32> -> tensor<1x4xf32>
+// CHECK: return %[[S]] : tensor<1x4xf32>
+// BF16-LABEL: func.func @fc_softmax
+// BF16: kiln.fully_connected {{.*}} -> tensor<1x4xbf16>
+// BAD: kiln-assign-precision: precision must be fp32, fp16 or bf16, got 'fp8'
+func.func @fc_softmax(%x: tensor<1x8xf32>) -> tensor<1x4xf32> {
+  %w = kiln.constant dense<[[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+                            [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+                            [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0],
+                            [0.0, 0.5, 0.0, 0.5, 0.0, 0.5, 0.0, 0.5]]> : tensor<4x8xf32>
+  %y = kiln.fully_connected %x, %w : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<1x4xf32> loc("fc")
+  %r = kiln.activation relu %y : tensor<1x4xf32> -> tensor<1x4xf32> loc("relu")
+  %s = kiln.softmax %r {axis = 1 : i64} : tensor<1x4xf32> -> tensor<1x4xf32> loc("softmax")
+  return %s : tensor<1x4xf32>
+}
+
+// -----
+
+// A value read by two f32 layers is cast up once; a residual add of two
+// 16-bit values stays 16-bit; the splat weight is rounded in place; the
+// integer shape tensor of the reshape is left alone.
+// CHECK-LABEL: func.func @regions
+// CHECK: kiln.constant dense<5.000000e-01> : tensor<4x4xf16>
+// CHECK-NOT: tensor<4x4xf32>
+// CHECK: %[[M:.+]] = kiln.matmul {{.*}} -> tensor<2x4xf16>
+// CHECK: %[[UP:.+]] = kiln.cast %[[M]] : tensor<2x4xf16> to tensor<2x4xf32>
+// CHECK-NOT: kiln.cast %[[M]]
+// CHECK: kiln.unary exp %[[UP]]
+// CHECK: kiln.unary erf %[[UP]]
+// CHECK: kiln.binary add %[[M]], %[[M]] : (tensor<2x4xf16>, tensor<2x4xf16>) -> tensor<2x4xf16>
+func.func @regions(%a: tensor<2x4xf32>, %i: tensor<2xi64>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %h = kiln.constant dense<0.5> : tensor<4x4xf32>
+  %m = kiln.matmul %a, %h : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %e = kiln.unary exp %m : tensor<2x4xf32> -> tensor<2x4xf32>
+  %f = kiln.unary erf %m : tensor<2x4xf32> -> tensor<2x4xf32>
+  %r = kiln.binary add %m, %m : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %q = kiln.matmul %r, %h : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  return %e, %f, %r, %q : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// An fp16 model is left as it is: only f32 tensors change.
+// CHECK-LABEL: func.func @native_fp16
+// CHECK-NOT: kiln.cast
+// CHECK: kiln.matmul %arg0, %arg1 : (tensor<2x4xf16>, tensor<4x4xf16>) -> tensor<2x4xf16>
+func.func @native_fp16(%a: tensor<2x4xf16>, %b: tensor<4x4xf16>) -> tensor<2x4xf16> {
+  %m = kiln.matmul %a, %b : (tensor<2x4xf16>, tensor<4x4xf16>) -> tensor<2x4xf16>
+  return %m : tensor<2x4xf16>
+}
