@@ -62,6 +62,7 @@ CublasLtMatmulParams randomParams(std::mt19937 &rng) {
   p.strideD = p.batch > 1 ? p.m * p.ldd : 0;
   p.workspaceBytes = uint64_t(pick(0, 1 << 20));
   p.epilogue = static_cast<CublasLtMatmulParams::Epilogue>(pick(0, 2));
+  p.residual = pick(0, 1);
   return p;
 }
 
@@ -70,7 +71,7 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
   for (int i = 0; i < 200; ++i) {
     CublasLtMatmulParams p = randomParams(rng);
     std::string payload = encodeCublasLtMatmul(p);
-    ASSERT_EQ(payload.size(), 116u);
+    ASSERT_EQ(payload.size(), 124u);
     auto q = decodeCublasLtMatmul(payload);
     ASSERT_TRUE(q.isOk()) << q.status().toString();
     EXPECT_EQ(q->type, p.type);
@@ -85,8 +86,10 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
                               p.strideA, p.strideB, p.strideD}));
     EXPECT_EQ(q->workspaceBytes, p.workspaceBytes);
     EXPECT_EQ(q->epilogue, p.epilogue);
+    EXPECT_EQ(q->residual, p.residual);
     EXPECT_EQ(q->numBuffers(),
-              p.epilogue == decltype(p.epilogue)::None ? 4u : 5u);
+              (p.epilogue == decltype(p.epilogue)::None ? 4u : 5u) +
+                  (p.residual ? 1u : 0u));
     EXPECT_EQ(q->bytesBias(), p.epilogue == decltype(p.epilogue)::None
                                   ? 0u
                                   : uint64_t(p.n) * dataTypeBytes(p.outType));
@@ -111,14 +114,14 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
     return p.isOk() ? std::string() : p.status().message();
   };
   EXPECT_THAT(refused(payload.substr(0, 99)),
-              HasSubstr("expected 116 bytes starting with 'KLTM', got 99"));
+              HasSubstr("expected 124 bytes starting with 'KLTM', got 99"));
   std::string bad = payload;
   bad[0] = 'X';
   EXPECT_THAT(refused(bad), HasSubstr("starting with 'KLTM'"));
   bad = payload;
   bad[4] = 1;
   EXPECT_THAT(refused(bad),
-              HasSubstr("version 1, this runtime reads version 3"));
+              HasSubstr("version 1, this runtime reads version 4"));
   bad = payload;
   bad[100] = 3; // the epilogue
   EXPECT_THAT(refused(bad), HasSubstr("epilogue 3 (expected 0 none, 1 bias "
@@ -198,7 +201,7 @@ TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
   ASSERT_FALSE(engine.isOk());
   EXPECT_THAT(engine.status().message(),
               HasSubstr("step 0 (call 'cublaslt.matmul'): cublaslt.matmul "
-                        "payload: expected 116 bytes"));
+                        "payload: expected 124 bytes"));
 }
 
 // cuBLASLt is loaded once per process: no other test of this binary loads

@@ -24,6 +24,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <functional>
+
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUFORMLIBRARYCALLSPASS
 #include "kiln/Codegen/GPU/Passes.h.inc"
@@ -93,16 +95,42 @@ bool hoistBefore(Value v, Operation *point) {
   return true;
 }
 
-/// What cuBLASLt can do to D before it writes it: add a bias (a vector
-/// along D's last dimension), then maybe max(x, 0), and round an f32
-/// accumulator to the inputs' f16 or bf16; into a buffer of D's shape.
+/// What cuBLASLt can do to D before it writes it: add a residual C (a
+/// matrix of D's shape) and a bias (a vector along D's last dimension), then
+/// maybe max(x, 0), and round an f32 accumulator to the inputs' f16 or
+/// bf16; into a buffer of D's shape.
 struct Epilogue {
   linalg::GenericOp op;
-  Value bias, out;
+  Value bias, residual, out;
   bool relu = false;
   /// The element type written: D's, or the one D is rounded to.
   Type element;
 };
+
+/// `v` without a max(., 0) in front: max(x, 0), or trunc(max(ext(x), 0))
+/// (a ReLU of a 16-bit x computed in f32); `ops` counts what it skips.
+Value skipRelu(Value v, int64_t &ops) {
+  Value inner = v;
+  auto trunc = v.getDefiningOp<arith::TruncFOp>();
+  if (trunc)
+    inner = trunc.getIn();
+  auto max = inner.getDefiningOp<arith::MaximumFOp>();
+  if (!max)
+    return nullptr;
+  Value x = max.getLhs(), zero = max.getRhs();
+  if (!matchPattern(zero, m_AnyZeroFloat()))
+    std::swap(x, zero);
+  if (!matchPattern(zero, m_AnyZeroFloat()))
+    return nullptr;
+  ops += 1;
+  if (!trunc)
+    return x;
+  auto ext = x.getDefiningOp<arith::ExtFOp>();
+  if (!ext || ext.getIn().getType() != v.getType())
+    return nullptr;
+  ops += 2;
+  return ext.getIn();
+}
 
 /// The op after `after` that next touches D's buffer, when it is an
 /// epilogue of D that cuBLASLt can compute instead, in the call that
@@ -117,92 +145,110 @@ std::optional<Epilogue> matchEpilogue(Operation *after, Operation *product,
   while (next && (!touches(next, root) || isa<ViewLikeOpInterface>(next)))
     next = next->getNextNode();
   auto op = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!op || op.getNumDpsInputs() < 1 || op.getNumDpsInputs() > 2 ||
+  if (!op || op.getNumDpsInputs() < 1 || op.getNumDpsInputs() > 3 ||
       op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0)
     return std::nullopt;
   auto type = cast<MemRefType>(d.getType());
-  bool hasBias = op.getNumDpsInputs() == 2;
   auto readsD = [&](Value v) {
     return isa<MemRefType>(v.getType()) && getRootBuffer(v) == root;
   };
-  unsigned at = readsD(op.getDpsInputs()[0]) ? 0 : 1;
-  Value x = op.getDpsInputs()[at];
-  if (!readsD(x))
+  SmallVector<Value> inputs(op.getDpsInputs());
+  if (llvm::count_if(inputs, readsD) != 1)
     return std::nullopt;
-  Epilogue e{op, hasBias ? op.getDpsInputs()[1 - at] : Value(),
-             op.getDpsInits()[0]};
+  unsigned at = llvm::find_if(inputs, readsD) - inputs.begin();
+  Value x = inputs[at];
+  Epilogue e{op, Value(), Value(), op.getDpsInits()[0]};
   auto outType = cast<MemRefType>(e.out.getType());
   auto xType = cast<MemRefType>(x.getType());
   e.element = outType.getElementType();
   if (e.element != type.getElementType() && e.element != narrow)
-    return std::nullopt;
-  // The op reads D itself, or a reshape of all of it (that keeps the rows
-  // the bias runs along), and writes a buffer of that shape, as the call
-  // will.
-  if (x != d && (!type.getLayout().isIdentity() ||
-                 !xType.getLayout().isIdentity() ||
-                 xType.getNumElements() != type.getNumElements() ||
-                 (hasBias && xType.getShape().back() != type.getShape().back())))
     return std::nullopt;
   int64_t rank = xType.getRank();
   MLIRContext *ctx = op.getContext();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   AffineMap lastDim = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (MemRefType(MemRefType::Builder(xType).setElementType(e.element)) !=
-          outType ||
-      maps[at] != id || maps.back() != id)
+  auto sameShape =
+      MemRefType(MemRefType::Builder(xType).setElementType(e.element));
+  if (sameShape != outType || maps[at] != id || maps.back() != id)
     return std::nullopt;
-  if (hasBias) {
-    auto biasType = dyn_cast<MemRefType>(e.bias.getType());
-    if (!biasType || biasType.getRank() != 1 ||
-        !biasType.getLayout().isIdentity() ||
-        biasType.getElementType() != e.element ||
-        biasType.getDimSize(0) != type.getDimSize(type.getRank() - 1) ||
-        maps[1 - at] != lastDim || getRootBuffer(e.bias) == root)
-      return std::nullopt;
-  }
-  // yield([max](([truncf] d) [+ bias], 0)), and nothing else.
+  // The other inputs: a bias along the last dimension, a residual of D's
+  // shape (contiguous, as C is).
   Block &body = op.getRegion().front();
-  Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  Value biasArg, residualArg;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    if (i == at)
+      continue;
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t || !t.getLayout().isIdentity() || t.getElementType() != e.element ||
+        getRootBuffer(v) == root)
+      return std::nullopt;
+    if (t.getRank() == 1 && t.getDimSize(0) == type.getShape().back() &&
+        maps[i] == lastDim && !e.bias) {
+      e.bias = v;
+      biasArg = body.getArgument(i);
+    } else if (t == sameShape && maps[i] == id && !e.residual) {
+      e.residual = v;
+      residualArg = body.getArgument(i);
+    } else {
+      return std::nullopt;
+    }
+  }
+  // The op reads D itself, or a reshape of all of it (that keeps the rows
+  // the bias runs along), and writes a buffer of that shape, as the call
+  // will.
+  if (x != d &&
+      (!type.getLayout().isIdentity() || !xType.getLayout().isIdentity() ||
+       xType.getNumElements() != type.getNumElements() ||
+       (e.bias && xType.getShape().back() != type.getShape().back())))
+    return std::nullopt;
+  // yield([relu](d' [+ bias] [+ residual])) with d' = [truncf] d, the sum
+  // in any order, and nothing else.
   int64_t expected = 1;
-  if (auto max = result.getDefiningOp<arith::MaximumFOp>()) {
-    Value zero = max.getLhs();
-    result = max.getRhs();
-    if (!matchPattern(zero, m_AnyZeroFloat()))
-      std::swap(zero, result);
-    if (!matchPattern(zero, m_AnyZeroFloat()))
-      return std::nullopt;
+  Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  if (Value inner = skipRelu(result, expected)) {
+    result = inner;
     e.relu = true;
-    ++expected;
   }
-  Value arg = body.getArgument(at);
-  if (hasBias) {
-    auto add = result.getDefiningOp<arith::AddFOp>();
-    Value y = body.getArgument(1 - at);
-    if (!add || (add.getLhs() != y && add.getRhs() != y))
+  SmallVector<Value> leaves;
+  std::function<bool(Value)> collect = [&](Value v) {
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    if (!add || add->getBlock() != &body)
+      return leaves.push_back(v), true;
+    ++expected;
+    return add->hasOneUse() && collect(add.getLhs()) && collect(add.getRhs());
+  };
+  if (!collect(result))
+    return std::nullopt;
+  Value core;
+  for (Value leaf : leaves) {
+    if (leaf == biasArg || leaf == residualArg)
+      continue;
+    if (core)
       return std::nullopt;
-    result = add.getLhs() == y ? add.getRhs() : add.getLhs();
-    ++expected;
+    core = leaf;
   }
+  if (!core || leaves.size() != 1u + bool(e.bias) + bool(e.residual))
+    return std::nullopt;
   if (e.element != type.getElementType()) {
-    auto trunc = result.getDefiningOp<arith::TruncFOp>();
+    auto trunc = core.getDefiningOp<arith::TruncFOp>();
     if (!trunc)
       return std::nullopt;
-    result = trunc.getIn();
+    core = trunc.getIn();
     ++expected;
   }
   int64_t ops = llvm::count_if(
       body, [](Operation &o) { return !isa<arith::ConstantOp>(o); });
-  // A ReLU alone is left to a kernel (the epilogues have none without a
-  // bias).
-  if (result != arg || ops != expected || (e.relu && !hasBias) ||
-      (!hasBias && e.element == type.getElementType()))
+  // A ReLU without a bias is left to a kernel (the epilogues have none);
+  // so is an op that changes nothing cuBLASLt would.
+  if (core != body.getArgument(at) || ops != expected || (e.relu && !e.bias) ||
+      (!e.bias && !e.residual && e.element == type.getElementType()))
     return std::nullopt;
   // The call runs where the product was: the epilogue's buffers must be
   // there by then.
   if (!hoistBefore(e.out, product) ||
-      (hasBias && !hoistBefore(e.bias, product)))
+      (e.bias && !hoistBefore(e.bias, product)) ||
+      (e.residual && !hoistBefore(e.residual, product)))
     return std::nullopt;
   if (e.out != d) {
     if (!root.getDefiningOp<memref::AllocOp>())
@@ -315,6 +361,11 @@ struct FormLibraryCalls
         params.append("epilogue", builder.getStringAttr(
                                       epilogue->relu ? "relu_bias" : "bias"));
         buffers.push_back(epilogue->bias);
+        access.push_back("read");
+      }
+      if (epilogue->residual) {
+        params.append("residual", builder.getBoolAttr(true));
+        buffers.push_back(epilogue->residual);
         access.push_back("read");
       }
     }

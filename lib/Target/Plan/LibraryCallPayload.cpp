@@ -69,12 +69,15 @@ static FailureOr<std::string> encodeCublasLtMatmul(LibraryCallOp call) {
                  : e == "relu_bias" ? Epilogue::ReluBias
                                     : Epilogue::None;
   }
+  if (params.get("residual"))
+    flag("residual", p.residual);
   if (!ok)
     return failure();
   if (call.getBuffers().size() != p.numBuffers())
     return call.emitError("plan: cublaslt.matmul takes ")
            << p.numBuffers()
-           << " buffers (A, B, D, workspace, and a bias with an epilogue), got "
+           << " buffers (A, B, D, workspace, a bias with an epilogue, C with "
+              "a residual), got "
            << call.getBuffers().size();
   auto ws = cast<MemRefType>(call.getBuffers()[3].getType());
   if (!ws.hasStaticShape() || ws.getRank() != 1 ||

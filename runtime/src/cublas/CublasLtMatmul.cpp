@@ -201,7 +201,7 @@ public:
       return Status(StatusCode::Internal,
                     "expected " + std::to_string(params.numBuffers()) +
                         " buffers");
-    if (numBuffers == 4)
+    if (params.epilogue == CublasLtMatmulParams::Epilogue::None)
       return run(stream, buffers);
     // Each context has its own bias address, set in the shared descriptor
     // for the call: one context at a time.
@@ -221,12 +221,14 @@ private:
   }
 
   Status run(void *stream, const uint64_t *buffers) {
-    const float alpha = 1, beta = 0;
+    // With a residual, C (of D's layout) is the last buffer and adds in.
+    const float alpha = 1, beta = params.residual ? 1 : 0;
     void *d = pointer(buffers[2]);
+    void *c = params.residual ? pointer(buffers[params.numBuffers() - 1]) : d;
     return lt.check("cublasLtMatmul",
                     lt.api.matmul(handle, desc, &alpha, pointer(buffers[1]),
                                   layoutA, pointer(buffers[0]), layoutB, &beta,
-                                  d, layoutD, d, layoutD, &algo,
+                                  c, layoutD, d, layoutD, &algo,
                                   pointer(buffers[3]), params.workspaceBytes,
                                   stream));
   }
@@ -251,12 +253,20 @@ prepareCublasLtMatmul(const LibraryCallSetup &setup) {
     return Status(StatusCode::InvalidPlan,
                   "cublaslt.matmul takes " +
                       std::to_string(params->numBuffers()) +
-                      " buffers (A, B, D, workspace, and a bias with an "
-                      "epilogue), got " +
+                      " buffers (A, B, D, workspace, a bias with an "
+                      "epilogue, C with a residual), got " +
                       std::to_string(buffers.size()));
-  const char *names[] = {"A", "B", "D", "the workspace", "the bias"};
-  uint64_t needed[] = {params->bytesA(), params->bytesB(), params->bytesD(),
-                       params->workspaceBytes, params->bytesBias()};
+  std::vector<const char *> names = {"A", "B", "D", "the workspace"};
+  std::vector<uint64_t> needed = {params->bytesA(), params->bytesB(),
+                                  params->bytesD(), params->workspaceBytes};
+  if (params->epilogue != CublasLtMatmulParams::Epilogue::None) {
+    names.push_back("the bias");
+    needed.push_back(params->bytesBias());
+  }
+  if (params->residual) {
+    names.push_back("C");
+    needed.push_back(params->bytesD());
+  }
   for (size_t i = 0; i < buffers.size(); ++i)
     if (buffers[i].bytes < needed[i])
       return Status(StatusCode::InvalidPlan,

@@ -12,8 +12,8 @@ namespace kiln::rt {
 
 namespace {
 constexpr char kMagic[4] = {'K', 'L', 'T', 'M'};
-constexpr uint32_t kVersion = 3;
-constexpr size_t kFields = 13, kBytes = 4 + 4 + 4 + 8 * kFields;
+constexpr uint32_t kVersion = 4;
+constexpr size_t kFields = 14, kBytes = 4 + 4 + 4 + 8 * kFields;
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 
 template <typename T> void put(std::string &out, T value) {
@@ -70,6 +70,7 @@ std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
   put<uint64_t>(out, p.workspaceBytes);
   put<uint64_t>(out, static_cast<uint64_t>(p.epilogue));
   put<uint64_t>(out, static_cast<uint64_t>(p.outType));
+  put<uint64_t>(out, p.residual);
   return out;
 }
 
@@ -120,6 +121,10 @@ decodeCublasLtMatmul(const std::string &payload) {
     return invalid("epilogue " + std::to_string(epilogue) +
                    " (expected 0 none, 1 bias or 2 relu and bias)");
   p.epilogue = static_cast<CublasLtMatmulParams::Epilogue>(epilogue);
+  uint64_t residual = get(payload, 12 + 104, 8);
+  if (residual > 1)
+    return invalid("the residual flag is " + std::to_string(residual));
+  p.residual = residual;
   uint64_t outType = get(payload, 12 + 96, 8);
   p.outType = static_cast<DataType>(outType);
   if (p.outType != p.type &&

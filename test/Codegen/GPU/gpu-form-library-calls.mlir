@@ -251,3 +251,52 @@ func.func @rounded(%w: memref<8x16xf16>, %x: memref<2x16x12xf16>, %out: memref<2
   }
   return
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#d = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// f16 products rounded, then bias, residual and ReLU (computed in f32, as
+// the lowering of an f16 ReLU does): one call that writes the output, C
+// the residual (beta 1), epilogue relu_bias, in f16.
+// CHECK-LABEL: func.func @residual
+// CHECK:         kiln_gpu.library_call "cublaslt.matmul"(%arg0, %arg1, %arg4, %{{.*}}, %arg2, %arg3) {access = ["read", "read", "write", "readwrite", "read", "read"], params = {{{.*}}epilogue = "relu_bias"{{.*}}residual = true{{.*}}type = "f16"}}
+// CHECK-NOT:     out_type
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @residual(%a: memref<64x16xf16>, %b: memref<16x32xf16>, %bias: memref<32xf16>,
+                    %res: memref<64x32xf16>, %out: memref<64x32xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %d = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [#a, #b, #d], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x16xf16>, memref<16x32xf16>) outs(%d : memref<64x32xf32>)
+      attrs = {kiln_gpu.library = "cublaslt.matmul"} {
+  ^bb0(%x: f16, %y: f16, %s: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %m = arith.mulf %xe, %ye : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %h = memref.alloc() : memref<64x32xf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d : memref<64x32xf32>) outs(%h : memref<64x32xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %bias, %res : memref<64x32xf16>, memref<32xf16>, memref<64x32xf16>) outs(%out : memref<64x32xf16>) {
+  ^bb0(%x: f16, %y: f16, %z: f16, %o: f16):
+    %s = arith.addf %x, %y : f16
+    %t = arith.addf %s, %z : f16
+    %w = arith.extf %t : f16 to f32
+    %r = arith.maximumf %w, %zero : f32
+    %n = arith.truncf %r : f32 to f16
+    linalg.yield %n : f16
+  }
+  return
+}

@@ -46,6 +46,9 @@ struct CublasLtMatmulParams {
   /// n elements (the step's fifth buffer) to every row, then maybe a ReLU.
   enum class Epilogue : uint8_t { None, Bias, ReluBias };
   Epilogue epilogue = Epilogue::None;
+  /// D = A B + C before the epilogue (beta 1), C a matrix of D's type and
+  /// layout: a residual (the step's last buffer).
+  bool residual = false;
 
   /// The bytes of A, B and D a call touches (from the first element).
   uint64_t bytesA() const;
@@ -53,8 +56,11 @@ struct CublasLtMatmulParams {
   uint64_t bytesD() const;
   /// The bias's bytes (0 without one).
   uint64_t bytesBias() const;
-  /// The step's buffers: A, B, D, the workspace, and the bias if any.
-  size_t numBuffers() const { return epilogue == Epilogue::None ? 4 : 5; }
+  /// The step's buffers: A, B, D, the workspace, the bias if any, and C if
+  /// any.
+  size_t numBuffers() const {
+    return 4 + (epilogue != Epilogue::None) + residual;
+  }
 };
 
 /// The payload of a step (versioned little-endian fields).

@@ -181,8 +181,8 @@ def KilnAssignPrecisionPass : Pass<"kiln-assign-precision", "func::FuncOp"> {
     nearest even) into new constants named after the old plus `.f16` or
     `.bf16`. `layer-precision` overrides layers by name (the name of the
     op's location, the ONNX node's name): `NAME=fp32` keeps one layer in
-    f32, `NAME=fp16` or `NAME=bf16` forces one where it is allowed... and
-    anywhere its operands are f32 tensors. A name that matches no layer is
+    f32; `NAME=fp16` or `NAME=bf16` runs one in 16 bits even where the list
+    above keeps it in f32 (a softmax, say). A name that matches no layer is
     an error.
 
     Before (`precision=fp16`):
