@@ -313,30 +313,29 @@ Value convolveAsProduct(OpBuilder &b, Location loc, Value x, Value filter,
     Value w =
         reshape(b, loc, filter, RankedTensorType::get({depth, k}, element));
     productType = RankedTensorType::get({n * positions, k}, element);
-    acc = generic(b, loc, filledTensor(b, loc, accumulatorType(productType), 0),
-                  {columns, w},
-                  {AffineMap::get(3, 0, {d(0), d(2)}, ctx),
-                   AffineMap::get(3, 0, {d(2), d(1)}, ctx)},
-                  AffineMap::get(3, 0, {d(0), d(1)}, ctx), iterators(2, 1),
-                  [](OpBuilder &b, Location loc, ValueRange args) {
-                    return multiplyAccumulate(b, loc, args[2], args[0],
-                                              args[1]);
-                  });
+    acc =
+        generic(b, loc, filledTensor(b, loc, accumulatorType(productType), 0),
+                {columns, w},
+                {AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                 AffineMap::get(3, 0, {d(2), d(1)}, ctx)},
+                AffineMap::get(3, 0, {d(0), d(1)}, ctx), iterators(2, 1),
+                [](OpBuilder &b, Location loc, ValueRange args) {
+                  return multiplyAccumulate(b, loc, args[2], args[0], args[1]);
+                });
   } else {
     // Loops: image, k, column | row.
     Value w =
         reshape(b, loc, filter, RankedTensorType::get({k, depth}, element));
     productType = RankedTensorType::get({n, k, positions}, element);
-    acc = generic(b, loc, filledTensor(b, loc, accumulatorType(productType), 0),
-                  {w, columns},
-                  {AffineMap::get(4, 0, {d(1), d(3)}, ctx),
-                   AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)},
-                  AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx),
-                  iterators(3, 1),
-                  [](OpBuilder &b, Location loc, ValueRange args) {
-                    return multiplyAccumulate(b, loc, args[2], args[0],
-                                              args[1]);
-                  });
+    acc =
+        generic(b, loc, filledTensor(b, loc, accumulatorType(productType), 0),
+                {w, columns},
+                {AffineMap::get(4, 0, {d(1), d(3)}, ctx),
+                 AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)},
+                AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx), iterators(3, 1),
+                [](OpBuilder &b, Location loc, ValueRange args) {
+                  return multiplyAccumulate(b, loc, args[2], args[0], args[1]);
+                });
   }
   return reshape(b, loc, finishAccumulation(b, loc, acc, productType),
                  resultType);
