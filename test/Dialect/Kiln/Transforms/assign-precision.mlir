@@ -63,3 +63,27 @@ func.func @native_fp16(%a: tensor<2x4xf16>, %b: tensor<4x4xf16>) -> tensor<2x4xf
   %m = kiln.matmul %a, %b : (tensor<2x4xf16>, tensor<4x4xf16>) -> tensor<2x4xf16>
   return %m : tensor<2x4xf16>
 }
+
+// -----
+
+// Large weights (resource blobs) are rounded into a new blob named after
+// theirs; the f32 blob goes when nothing else reads it. The weights are
+// -10, -9.75, ..., 9.75: f16 0xC900, 0xC8E0, ... (little endian).
+// CHECK-LABEL: func.func @blob
+// CHECK: %[[W:.+]] = kiln.constant dense_resource<fc.weight.f16> : tensor<2x40xf16>
+// CHECK: kiln.fully_connected %{{.+}}, %[[W]]
+// CHECK-NOT: tensor<2x40xf32>
+// CHECK: fc.weight.f16: "0x{{[0-9A-F]+}}00C9E0C8C0C8{{.*}}C048E048"
+func.func @blob(%x: tensor<1x40xf32>) -> tensor<1x2xf32> {
+  %w = kiln.constant dense_resource<fc.weight> : tensor<2x40xf32>
+  %y = kiln.fully_connected %x, %w : (tensor<1x40xf32>, tensor<2x40xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      fc.weight: "0x04000000000020C100001CC1000018C1000014C1000010C100000CC1000008C1000004C1000000C10000F8C00000F0C00000E8C00000E0C00000D8C00000D0C00000C8C00000C0C00000B8C00000B0C00000A8C00000A0C0000098C0000090C0000088C0000080C0000070C0000060C0000050C0000040C0000030C0000020C0000010C0000000C00000E0BF0000C0BF0000A0BF000080BF000040BF000000BF000080BE000000000000803E0000003F0000403F0000803F0000A03F0000C03F0000E03F0000004000001040000020400000304000004040000050400000604000007040000080400000884000009040000098400000A0400000A8400000B0400000B8400000C0400000C8400000D0400000D8400000E0400000E8400000F0400000F84000000041000004410000084100000C4100001041000014410000184100001C41"
+    }
+  }
+#-}
