@@ -16,6 +16,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <iterator>
 #include <limits>
 
 using namespace mlir;
@@ -115,14 +116,16 @@ std::optional<int64_t> mlir::kiln::getWarpRowLength(scf::ForallOp loop,
       continue;
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       // As a linalg.copy: one loop per dimension, identity maps.
-      auto type = cast<MemRefType>(copy.getSource().getType());
-      if (llvm::count_if(type.getShape(), [](int64_t s) { return s > 1; }) > 1)
+      // Its row is its one dimension of more than one element, if any.
+      SmallVector<int64_t> longDims;
+      llvm::copy_if(cast<MemRefType>(copy.getSource().getType()).getShape(),
+                    std::back_inserter(longDims),
+                    [](int64_t s) { return s > 1; });
+      if (longDims.size() > 1 ||
+          (!longDims.empty() && row && longDims[0] != row))
         return std::nullopt;
-      for (int64_t s : type.getShape())
-        if (s > 1 && row && s != row)
-          return std::nullopt;
-        else if (s > 1)
-          row = s;
+      if (!longDims.empty())
+        row = longDims[0];
       continue;
     }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
