@@ -118,17 +118,20 @@ def KilnGpuFormLibraryCallsPass
     runtime/include/kiln/runtime/CublasLtMatmul.h: sizes, transposes,
     leading dimensions and batch strides read from the buffers' layouts, and
     `compute = "tf32"` for f32 products when `tf32` is set (else "f32").
-    When the next op that touches D is `D + bias` (a vector along D's last
-    dimension, as a fully connected layer's or a gemm's bias), maybe
-    followed by `max(x, 0)`, into a buffer of D's type, and D is written
-    over or is scratch that nothing touches afterwards, cuBLASLt computes it
-    too: `epilogue = "bias"` or `"relu_bias"`, the bias as a fifth buffer,
-    the op's output as D, and the op is erased (`bias-epilogues=false`
-    keeps it). A product of f16 or bf16 inputs into an f32 accumulator
-    (what kiln-convert-to-linalg makes of them) writes D in f32
-    (`out_type = "f32"`), unless that next op rounds D to the inputs' type
-    (`arith.truncf`, maybe with the bias and ReLU after it): then cuBLASLt
-    rounds instead, and writes the op's f16 or bf16 output.
+    When the next op that touches D (itself or a reshape of all of it) is
+    `D + bias` (a vector along D's last dimension, as a fully connected
+    layer's or a gemm's bias) and/or `D + residual` (a buffer of D's shape),
+    maybe followed by `max(x, 0)`, into a buffer of D's shape, and D is
+    written over or is scratch that nothing touches afterwards, cuBLASLt
+    computes it too: `epilogue = "bias"` or `"relu_bias"` with the bias as
+    the next buffer, `residual = true` with the residual as C (beta 1) the
+    last buffer, the op's output as D, and the op is erased
+    (`bias-epilogues=false` keeps it). A product of f16 or bf16 inputs into
+    an f32 accumulator (what kiln-convert-to-linalg makes of them) writes D
+    in f32 (`out_type = "f32"`), unless that next op rounds D to the inputs'
+    type (`arith.truncf`): then cuBLASLt rounds instead and writes the op's
+    f16 or bf16 output, and a bias/residual/ReLU op after the rounding folds
+    in as well.
 
     Batches of A one after another that share one B (a layer applied to
     every row) become one product of all their rows. The zero `linalg.fill`

@@ -43,7 +43,8 @@ struct CublasLtMatmulParams {
   /// The workspace buffer's size, the most cuBLASLt may use.
   uint64_t workspaceBytes = 0;
   /// What cuBLASLt does to D before it writes it: nothing, or adds a bias of
-  /// n elements (the step's fifth buffer) to every row, then maybe a ReLU.
+  /// n elements (the buffer after the workspace) to every row, then maybe a
+  /// ReLU.
   enum class Epilogue : uint8_t { None, Bias, ReluBias };
   Epilogue epilogue = Epilogue::None;
   /// D = A B + C before the epilogue (beta 1), C a matrix of D's type and
