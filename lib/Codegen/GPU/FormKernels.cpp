@@ -14,8 +14,10 @@
 #include "kiln/Codegen/GPU/DeviceOps.h"
 #include "kiln/Codegen/GPU/Flops.h"
 #include "kiln/Codegen/GPU/InPlace.h"
+#include "kiln/Codegen/GPU/InnerVectors.h"
 #include "kiln/Codegen/GPU/WarpRows.h"
 #include "kiln/Codegen/Host/Buffers.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -141,48 +143,61 @@ TileConfigAttr FormKernels::configFor(Operation *op, int64_t iterations) {
   return TileConfigAttr::get(op->getContext(), {t * itemsPerThread}, {t}, 1);
 }
 
-/// Splits `linear` into indices of the row-major space `sizes`.
+/// Splits `linear` into indices of the row-major space `sizes`. A 32-bit
+/// `linear` (buildIterationGuard's when the space is small) is split with
+/// 32-bit divisions, which are several times cheaper on the GPU than 64-bit
+/// ones; the indices are index values either way.
 static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                       ArrayRef<int64_t> sizes) {
   SmallVector<Value> ivs(sizes.size());
   Value rest = linear;
+  Type type = linear.getType();
   for (int i = static_cast<int>(sizes.size()) - 1; i >= 0; --i) {
     if (i == 0) {
       ivs[i] = rest;
       break;
     }
-    Value size = arith::ConstantIndexOp::create(b, loc, sizes[i]);
+    Value size =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, sizes[i]));
     ivs[i] = arith::RemUIOp::create(b, loc, rest, size);
     rest = arith::DivUIOp::create(b, loc, rest, size);
   }
+  if (!type.isIndex())
+    for (Value &iv : ivs)
+      iv = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), iv);
   return ivs;
 }
 
 /// At the builder's insertion point: the iteration thread (block * tile +
 /// thread + k * threads, for k below tile / threads) works on, and an
-/// scf.if that it is below `iterations`. Returns the iteration; the builder
+/// scf.if that it is below `iterations`. Returns the iteration, an i32 when
+/// every iteration a thread computes fits (an index otherwise); the builder
 /// is left inside the scf.if, before its yield.
 static Value buildIterationGuard(OpBuilder &b, Location loc, int64_t tile,
                                  int64_t blockThreads, int64_t iterations) {
+  bool narrow =
+      llvm::alignTo(iterations, tile) <= std::numeric_limits<int32_t>::max();
+  Type type = narrow ? Type(b.getI32Type()) : Type(b.getIndexType());
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  if (narrow) {
+    blockId = arith::IndexCastUIOp::create(b, loc, type, blockId);
+    threadId = arith::IndexCastUIOp::create(b, loc, type, threadId);
+  }
   Value base = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, blockId,
-                            arith::ConstantIndexOp::create(b, loc, tile)),
-      threadId);
+      b, loc, arith::MulIOp::create(b, loc, blockId, cst(tile)), threadId);
   Value linear = base;
   if (tile > blockThreads) {
-    auto items = scf::ForOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-        arith::ConstantIndexOp::create(b, loc, tile),
-        arith::ConstantIndexOp::create(b, loc, blockThreads));
+    auto items =
+        scf::ForOp::create(b, loc, cst(0), cst(tile), cst(blockThreads));
     b.setInsertionPointToStart(items.getBody());
     linear = arith::AddIOp::create(b, loc, base, items.getInductionVar());
   }
-  Value inRange =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
-                            arith::ConstantIndexOp::create(b, loc, iterations));
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        linear, cst(iterations));
   auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
   return linear;
@@ -211,6 +226,24 @@ static Value buildWarpGuard(OpBuilder &b, Location loc, int64_t blockThreads,
   return linear;
 }
 
+/// Records `config` on kernel `func` (and the block size it implies).
+static void setTileConfig(gpu::GPUFuncOp func, TileConfigAttr config) {
+  func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
+  func.setKnownBlockSizeAttr(OpBuilder(func).getDenseI32ArrayAttr(
+      {static_cast<int32_t>(config.getThreads()[0]), 1, 1}));
+}
+
+/// Whether host buffer `v` is (a view of) a buffer the plan places (an
+/// arena buffer or weights), which starts at a multiple of the plan's
+/// alignment (at least kVectorBytes), unlike the network's inputs and
+/// outputs.
+static bool isPlacedBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v.getDefiningOp<memref::AllocOp>() ||
+         v.getDefiningOp<memref::GetGlobalOp>();
+}
+
 /// A kernel `name` at the end of `kernels` taking `buffers` (mapped to its
 /// arguments in `mapping`), with the constants `scalars` cloned in and
 /// `config` recorded; its body holds only the constants.
@@ -225,9 +258,7 @@ static gpu::GPUFuncOp createKernelFunc(gpu::GPUModuleOp kernels, Location loc,
   auto func = gpu::GPUFuncOp::create(
       b, loc, name, FunctionType::get(b.getContext(), argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(config.getThreads()[0]), 1, 1}));
+  setTileConfig(func, config);
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   for (auto [buffer, arg] : llvm::zip(buffers, entry.getArguments()))
@@ -290,12 +321,6 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
                           "iterations overflow 64 bits");
   }
   TileConfigAttr config = configFor(op, iterations);
-  int64_t tile = config.getTile()[0], blockThreads = config.getThreads()[0];
-  int64_t blocks = llvm::divideCeil(iterations, tile);
-  if (blocks > std::numeric_limits<int32_t>::max())
-    return op.emitError("kiln-gpu-form-kernels: ")
-           << iterations << " iterations need " << blocks
-           << " blocks, more than a grid holds";
 
   // Kernel arguments: the op's buffers and those its body reads (a gather's
   // data); scalars it reads must be constants, which are cloned in.
@@ -345,6 +370,11 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   if (failed(linalg::linalgOpToParallelLoops(rewriter, clone)))
     return op.emitError("kiln-gpu-form-kernels: cannot lower to loops");
   rewriter.eraseOp(clone);
+  // The loops index through identity affine.apply ops: index directly.
+  func.walk([&](affine::AffineApplyOp apply) {
+    if (apply.getAffineMap().isIdentity() && apply.getNumOperands() == 1)
+      rewriter.replaceOp(apply, apply.getOperand(0));
+  });
   SmallVector<math::IPowIOp> powers;
   func.walk([&](math::IPowIOp p) { powers.push_back(p); });
   for (math::IPowIOp p : powers)
@@ -374,6 +404,31 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
     }
   }
 
+  // A thread runs V consecutive iterations of the innermost loop at once
+  // when its accesses along it are contiguous (InnerVectors.h).
+  auto aligned = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &entry &&
+           isPlacedBuffer(buffers[arg.getArgNumber()]);
+  };
+  int64_t width = 1;
+  if (parallel && vectors)
+    width = getInnerVectorWidth(*parallel.getBody(),
+                                parallel.getInductionVars().back(),
+                                sizes.back(), aligned);
+  if (width > 1) {
+    sizes.back() /= width;
+    iterations /= width;
+    config = configFor(op, iterations);
+    setTileConfig(func, config);
+  }
+  int64_t tile = config.getTile()[0], blockThreads = config.getThreads()[0];
+  int64_t blocks = llvm::divideCeil(iterations, tile);
+  if (blocks > std::numeric_limits<int32_t>::max())
+    return op.emitError("kiln-gpu-form-kernels: ")
+           << iterations << " iterations need " << blocks
+           << " blocks, more than a grid holds";
+
   // The mapping goes where the parallel loop is (after the constants the
   // loop nest uses).
   if (parallel)
@@ -382,7 +437,18 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
     b.setInsertionPointToStart(&entry);
   Value linear = buildIterationGuard(b, loc, tile, blockThreads, iterations);
   Operation *yield = &*b.getInsertionPoint();
-  if (parallel) {
+  if (parallel && width > 1) {
+    SmallVector<Value> ivs = delinearize(b, loc, linear, sizes);
+    Block *body = parallel.getBody();
+    Value inner = parallel.getInductionVars().back();
+    IRMapping ivMapping;
+    for (auto [iv, v] : llvm::zip(parallel.getInductionVars(), ivs))
+      ivMapping.map(iv, v);
+    Value first = arith::MulIOp::create(
+        b, loc, ivs.back(), arith::ConstantIndexOp::create(b, loc, width));
+    cloneAsVectors(b, *body, inner, first, width, ivMapping, aligned);
+    rewriter.eraseOp(parallel);
+  } else if (parallel) {
     SmallVector<Value> ivs = delinearize(b, loc, linear, sizes);
     Block *body = parallel.getBody();
     Operation *reduce = body->getTerminator();

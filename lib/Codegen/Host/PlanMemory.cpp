@@ -127,8 +127,11 @@ void PlanMemory::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
     return;
-  if (alignment < 1 || !llvm::isPowerOf2_64(alignment)) {
-    func.emitError("kiln-plan-memory: alignment must be a power of two, got ")
+  // Kernels move up to 16 bytes at once from buffers it places
+  // (InnerVectors.h).
+  if (alignment < 16 || !llvm::isPowerOf2_64(alignment)) {
+    func.emitError("kiln-plan-memory: alignment must be a power of two of at "
+                   "least 16 bytes, got ")
         << static_cast<int64_t>(alignment);
     return signalPassFailure();
   }

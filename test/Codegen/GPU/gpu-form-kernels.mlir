@@ -9,14 +9,21 @@
 // CHECK-NOT:     linalg.generic
 // CHECK:       gpu.module @kiln_kernels
 // CHECK:         gpu.func @k0_generic(%[[A:.*]]: memref<2x300xf32>, %[[B:.*]]: memref<2x300xf32>) kernel attributes {kiln_gpu.tile_config = #kiln_gpu.tile_config<tile = [256], threads = [256], stages = 1>, known_block_size = array<i32: 256, 1, 1>}
+// The iteration and its split into indices are 32-bit (600 iterations fit).
+// The buffers are the function's arguments (a network's inputs and outputs):
+// their accesses stay one element each (gpu-form-kernels-vectors.mlir).
 // CHECK-DAG:       %[[BID:.*]] = gpu.block_id x
 // CHECK-DAG:       %[[TID:.*]] = gpu.thread_id x
-// CHECK:           %[[BASE:.*]] = arith.muli %[[BID]], %{{.*}} : index
-// CHECK:           %[[LIN:.*]] = arith.addi %[[BASE]], %[[TID]] : index
-// CHECK:           %[[IN:.*]] = arith.cmpi ult, %[[LIN]], %{{.*}} : index
+// CHECK-DAG:       %[[BID32:.*]] = arith.index_castui %[[BID]] : index to i32
+// CHECK-DAG:       %[[TID32:.*]] = arith.index_castui %[[TID]] : index to i32
+// CHECK:           %[[BASE:.*]] = arith.muli %[[BID32]], %{{.*}} : i32
+// CHECK:           %[[LIN:.*]] = arith.addi %[[BASE]], %[[TID32]] : i32
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %[[LIN]], %{{.*}} : i32
 // CHECK:           scf.if %[[IN]] {
-// CHECK:             %[[J:.*]] = arith.remui %[[LIN]], %{{.*}} : index
-// CHECK:             %[[I:.*]] = arith.divui %[[LIN]], %{{.*}} : index
+// CHECK:             %[[J32:.*]] = arith.remui %[[LIN]], %{{.*}} : i32
+// CHECK:             %[[I32:.*]] = arith.divui %[[LIN]], %{{.*}} : i32
+// CHECK-DAG:         %[[I:.*]] = arith.index_castui %[[I32]] : i32 to index
+// CHECK-DAG:         %[[J:.*]] = arith.index_castui %[[J32]] : i32 to index
 // CHECK:             %[[X:.*]] = memref.load %[[A]][%[[I]], %[[J]]]
 // CHECK:             %[[Y:.*]] = math.exp %[[X]] : f32
 // CHECK:             memref.store %[[Y]], %[[B]][%[[I]], %[[J]]]
@@ -42,10 +49,11 @@ func.func @elementwise(%x: memref<2x300xf32>, %y: memref<2x300xf32>) {
 // CHECK:         gpu.launch_func @kiln_kernels::@k0_generic blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)
 // CHECK:       gpu.func @k0_generic(%[[A:.*]]: memref<16x8xf32>, %[[B:.*]]: memref<8xf32>) kernel attributes {kiln_gpu.tile_config = #kiln_gpu.tile_config<tile = [128], threads = [32], stages = 1>, known_block_size = array<i32: 32, 1, 1>}
 // CHECK:         scf.for %[[E:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:           %[[LIN:.*]] = arith.addi %{{.*}}, %[[E]] : index
+// CHECK:           %[[LIN:.*]] = arith.addi %{{.*}}, %[[E]] : i32
 // CHECK:           scf.if
+// CHECK:             %[[COL:.*]] = arith.index_castui %[[LIN]] : i32 to index
 // CHECK:             scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
-// CHECK:               memref.load %[[A]][%[[K]], %[[LIN]]]
+// CHECK:               memref.load %[[A]][%[[K]], %[[COL]]]
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d1)>
 func.func @reduction_first(%x: memref<16x8xf32>, %y: memref<8xf32>) {
@@ -84,8 +92,10 @@ func.func @reduction_first(%x: memref<16x8xf32>, %y: memref<8xf32>) {
 // CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:         memref.store %[[NEGINF]]
 // CHECK:       gpu.func @k2_generic
-// CHECK:           %[[J:.*]] = arith.remui
-// CHECK:           %[[I:.*]] = arith.divui
+// CHECK:           %[[J32:.*]] = arith.remui
+// CHECK:           %[[I32:.*]] = arith.divui
+// CHECK-DAG:       %[[I:.*]] = arith.index_castui %[[I32]]
+// CHECK-DAG:       %[[J:.*]] = arith.index_castui %[[J32]]
 // CHECK:           %[[V:.*]] = memref.load %arg0[%[[J]], %[[I]]]
 // CHECK:           memref.store %[[V]], %arg1[%[[I]], %[[J]]]
 func.func @copies_and_fills(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<2x4xf32>, %e: memref<0x4xf32>, %d: memref<4x2xf32>) {

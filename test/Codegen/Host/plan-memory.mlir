@@ -1,7 +1,9 @@
 // RUN: kiln-opt %s --split-input-file --verify-diagnostics --kiln-plan-memory | FileCheck %s
 // RUN: kiln-opt %s --split-input-file --verify-diagnostics --kiln-plan-memory=alignment=1024 | FileCheck %s --check-prefix=ALIGN
 // RUN: not kiln-opt %s --split-input-file --kiln-plan-memory=alignment=96 2>&1 | FileCheck %s --check-prefix=BADALIGN
-// BADALIGN: kiln-plan-memory: alignment must be a power of two, got 96
+// BADALIGN: kiln-plan-memory: alignment must be a power of two of at least 16 bytes, got 96
+// RUN: not kiln-opt %s --split-input-file --kiln-plan-memory=alignment=8 2>&1 | FileCheck %s --check-prefix=SMALLALIGN
+// SMALLALIGN: kiln-plan-memory: alignment must be a power of two of at least 16 bytes, got 8
 
 // Buffers whose steps overlap get disjoint bytes; buffers whose lifetimes do
 // not overlap share them. %a lives over steps 0-2 (step 2 reads a view of

@@ -196,6 +196,20 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     get `kiln_gpu.lanes = 32` (a block of `threads` threads runs
     `threads / 32` iterations). `warp-rows=0` turns this off.
 
+    An op whose loads and stores are contiguous along its innermost parallel
+    loop (elementwise ops on channels-last tensors, a convolution's im2col
+    gather, channels-last pools and depthwise convolutions, whose reduction
+    loops run inside the thread) runs V consecutive iterations of that loop
+    per thread (lib/Codegen/GPU/InnerVectors.h): its loads and
+    stores move vector<V x T> (V * sizeof(T) <= 16 bytes, `vector.load` /
+    `vector.store` with that alignment on the buffers the plan places; the
+    network's inputs and outputs, whose addresses the user gives, are
+    accessed one element at a time), and what it computes from them works
+    on vectors. V divides the loop, and the offsets and strides of the
+    aligned buffers. `vectors=false` turns this off. When all of a kernel's
+    iterations fit in 31 bits, its index arithmetic (the split of the
+    thread's iteration into loop indices) is done in 32 bits.
+
     Copies and fills that the runtime does with the driver stay as they are:
     a `memref.copy` between contiguous buffers of one type (a device copy)
     and a `linalg.fill` of a contiguous buffer with a value whose bytes are
@@ -226,6 +240,10 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     Option<"warpRows", "warp-rows", "int64_t", /*default=*/"32",
            "Groups whose iterations work on rows of at least this many "
            "elements run one warp per row (0: never)">,
+    Option<"vectors", "vectors", "bool", /*default=*/"true",
+           "Kernels whose accesses are contiguous along their innermost "
+           "loop run several of its iterations per thread, on vectors of "
+           "up to 16 bytes">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -233,7 +251,8 @@ def KilnGpuFormKernelsPass : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     "::mlir::kiln::KilnGPUDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

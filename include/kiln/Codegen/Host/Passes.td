@@ -235,7 +235,8 @@ def KilnPlanMemoryPass : Pass<"kiln-plan-memory", "func::FuncOp"> {
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"256",
-           "Alignment of every buffer and of the arena size, in bytes">
+           "Alignment of every buffer and of the arena size, in bytes (a "
+           "power of two, at least 16: kernels load 16 bytes at once)">
   ];
   let statistics = [
     Statistic<"numBuffers", "buffers", "Number of buffers placed in the arena">,
