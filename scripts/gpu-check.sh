@@ -70,6 +70,17 @@ if [ "$what" = all ] || [ "$what" = models ]; then
 
   echo "== transformer layer: compiled on this machine, against the CPU reference"
   "$bin/kiln-run" examples/transformer_layer.mlir --backend=gpu --check-reference 2>&1 | tail -3
+  # The reference stays f32: the tolerances are relative to each output's
+  # magnitude (--atol 0), 5e-2 for fp16 and 1e-1 for bf16.
+  for net in lenet5 resnet_block inception_block mobilenet_block transformer_layer; do
+    for p in "--fp16 --rtol=5e-2" "--bf16 --rtol=1e-1"; do
+      for level in 2 3; do
+        echo "== $net $p --opt-level=$level: against the CPU reference in f32"
+        "$bin/kiln-run" "examples/$net.mlir" --backend=gpu --check-reference $p --atol=0 \
+          --opt-level=$level 2>&1 | tail -1
+      done
+    done
+  done
   for net in resnet_block transformer_layer; do
     echo "== concurrency: $net, 8 threads x 8 contexts of one engine, 10,000 enqueues a thread"
     "$bin/kiln-run-plan" "$carry/plans/${net}_b1.kplan" --threads 8 --contexts 8 --runs 10000 2>&1 | tail -4
