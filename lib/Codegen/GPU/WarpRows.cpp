@@ -255,12 +255,38 @@ LogicalResult mlir::kiln::lowerToWarpLoops(RewriterBase &rewriter,
     rewriter.eraseOp(op);
     return success();
   }
-  Value end = arith::ConstantIndexOp::create(b, loc, row);
-  Value step = arith::ConstantIndexOp::create(b, loc, kWarpLanes);
+  // Lane l's k-th element is l + 32 k, for k below ceil(R / 32): a loop of
+  // constant trip count, which LLVM unrolls (the loads of a row then overlap
+  // instead of waiting on each other, and the lane's temporaries, indexed
+  // by k, become registers). When 32 does not divide R, the last k is
+  // guarded.
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value perLane = cst(llvm::divideCeil(row, kWarpLanes));
+  bool ragged = row % kWarpLanes != 0;
+  // The element of lane `lane` at k, and the condition that it exists.
+  auto element = [&](OpBuilder &b, Value k) {
+    Value i = arith::AddIOp::create(
+        b, loc, lane,
+        arith::MulIOp::create(
+            b, loc, k, arith::ConstantIndexOp::create(b, loc, kWarpLanes)));
+    Value inRow =
+        ragged
+            ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                    arith::ConstantIndexOp::create(b, loc, row))
+            : Value();
+    return std::make_pair(i, inRow);
+  };
   if (!reduces) {
-    auto loop = scf::ForOp::create(b, loc, lane, end, step);
+    auto loop = scf::ForOp::create(b, loc, zero, perLane, cst(1));
     OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
-    ivs[big] = loop.getInductionVar();
+    auto [i, inRow] = element(inner, loop.getInductionVar());
+    if (inRow) {
+      auto guard = scf::IfOp::create(inner, loc, inRow, /*withElse=*/false);
+      inner.setInsertionPoint(guard.thenBlock()->getTerminator());
+    }
+    ivs[big] = i;
     store(inner, emitBody(inner, ivs, Value()), ivs);
     rewriter.eraseOp(op);
     return success();
@@ -268,12 +294,24 @@ LogicalResult mlir::kiln::lowerToWarpLoops(RewriterBase &rewriter,
   // Each lane's partial, from the identity; then the warp's, by shuffles;
   // then combined with the output once (every lane holds the same value).
   Value identity = getIdentity(b, loc, combine);
-  auto loop = scf::ForOp::create(b, loc, lane, end, step, ValueRange{identity});
+  auto loop =
+      scf::ForOp::create(b, loc, zero, perLane, cst(1), ValueRange{identity});
   {
     OpBuilder inner = OpBuilder::atBlockEnd(loop.getBody());
-    ivs[big] = loop.getInductionVar();
-    SmallVector<Value> next = emitBody(inner, ivs, loop.getRegionIterArgs()[0]);
-    scf::YieldOp::create(inner, loc, next);
+    auto [i, inRow] = element(inner, loop.getInductionVar());
+    ivs[big] = i;
+    Value acc = loop.getRegionIterArgs()[0];
+    if (!inRow) {
+      scf::YieldOp::create(inner, loc, emitBody(inner, ivs, acc));
+    } else {
+      auto guard = scf::IfOp::create(inner, loc, acc.getType(), inRow,
+                                     /*withElseRegion=*/true);
+      OpBuilder then = OpBuilder::atBlockEnd(guard.thenBlock());
+      scf::YieldOp::create(then, loc, emitBody(then, ivs, acc));
+      OpBuilder other = OpBuilder::atBlockEnd(guard.elseBlock());
+      scf::YieldOp::create(other, loc, acc);
+      scf::YieldOp::create(inner, loc, guard.getResults());
+    }
   }
   Value partial = loop.getResult(0);
   auto combineWith = [&](Value x, Value y) {
