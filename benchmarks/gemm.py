@@ -50,6 +50,8 @@ def main():
     p.add_argument("kiln_run")
     p.add_argument("--sizes", default="1024,4096,8192")
     p.add_argument("--out", default="/tmp/kiln-gemm")
+    p.add_argument("--kiln-flags", default="",
+                   help="more kiln-run flags, space-separated (e.g. --tune)")
     args = p.parse_args()
     print("| size | precision | kiln (ms) | kiln TFLOP/s | torch.mm (ms) | torch.mm TFLOP/s "
           "| kiln / torch.mm | check vs numpy |")
@@ -71,7 +73,7 @@ def main():
                 [args.kiln_run, os.path.join(d, "model.onnx"), "--backend=gpu",
                  "--input", f"A={d}/a.npy", "--input", f"B={d}/b.npy", "--reference-dir", d,
                  "--rtol", str(rtol), "--atol", "0", "--warmup", "10", "--iterations", "50"]
-                + flags, capture_output=True, text=True)
+                + flags + args.kiln_flags.split(), capture_output=True, text=True)
             text = run.stdout + run.stderr
             m = re.search(r"\| GPU \(events around enqueue\)\s*\|\s*([0-9.]+)", text)
             check = re.search(r"vs .*: (match[^\n]*|MISMATCH[^\n]*)", text)

@@ -1,6 +1,7 @@
 //===- Compiler.cpp - import, compile to a phase, emit ----------*- C++ -*-===//
 
 #include "kiln/Compiler/Compiler.h"
+#include "kiln/runtime/Runtime.h"
 
 #include "kiln/InitAll.h"
 #include "kiln/Parser/Parser.h"
@@ -140,10 +141,28 @@ FailureOr<std::string> Compiler::compileToPlan(ModuleOp module, Phase from) {
   FailureOr<::kiln::rt::PlanContents> plan = translateToPlan(module);
   if (failed(plan))
     return failure();
+  if (options_.tune && failed(tune(module, *plan)))
+    return failure();
   auto bytes = ::kiln::rt::writePlan(*plan);
   if (!bytes.isOk())
     return module.emitError("writing the plan: ") << bytes.status().toString();
   return std::move(*bytes);
+}
+
+LogicalResult Compiler::tune(ModuleOp module, ::kiln::rt::PlanContents &plan) {
+  tacticChoices_.clear();
+  auto runtime = ::kiln::rt::Runtime::create();
+  if (!runtime.isOk())
+    return module.emitError("--tune times cuBLASLt's algorithms on this "
+                            "machine's GPU, and there is none to use: ")
+           << runtime.status().message();
+  ::kiln::rt::TacticOptions tactics;
+  tactics.candidates = options_.tuneCandidates;
+  auto choices = ::kiln::rt::selectTactics(**runtime, plan, tactics);
+  if (!choices.isOk())
+    return module.emitError("--tune: ") << choices.status().message();
+  tacticChoices_ = std::move(*choices);
+  return success();
 }
 
 LogicalResult Compiler::lowerForReference(ModuleOp module, Phase from) {

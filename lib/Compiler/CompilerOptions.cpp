@@ -57,6 +57,17 @@ struct CodegenCLOptions {
       "no-tf32",
       cl::desc("f32 cuBLASLt products in full f32, not on TF32 tensor cores "
                "(TF32 is the default, as in TensorRT)")};
+  cl::opt<bool> tune{
+      "tune",
+      cl::desc("Time the candidate cuBLASLt algorithms of every matrix product "
+               "on this machine's GPU and record the fastest in the plan, "
+               "which then loads only where cuBLASLt accepts them (needs a "
+               "GPU)")};
+  cl::opt<int> tuneCandidates{
+      "tune-candidates",
+      cl::desc("With --tune: how many of cuBLASLt's heuristic's algorithms "
+               "to time per product (default 8)"),
+      cl::init(8)};
   cl::opt<bool> fp16{
       "fp16", cl::desc("Run the layers that allow it in fp16 (f32 "
                        "accumulation; softmax, normalization, reductions and "
@@ -218,6 +229,16 @@ mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
       }
       options.kernels.cublasLtMinFlops = cl.cublasLtMinFlops;
     }
+    if (given(cl.tune))
+      options.tune = cl.tune;
+    if (given(cl.tuneCandidates)) {
+      if (cl.tuneCandidates < 1 || cl.tuneCandidates > 64) {
+        error = "--tune-candidates must be between 1 and 64, got " +
+                std::to_string(cl.tuneCandidates);
+        return failure();
+      }
+      options.tuneCandidates = cl.tuneCandidates;
+    }
     if (given(cl.fp16) && given(cl.bf16) && cl.fp16 && cl.bf16) {
       error = "--fp16 and --bf16 exclude each other (choose one reduced "
               "precision; --layer-precision sets single layers)";
@@ -303,6 +324,8 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
     os << " layer-precision=" << layer;
   if (options.kernels.cublasLtMinFlops != KernelOptions().cublasLtMinFlops)
     os << " cublaslt-min-flops=" << options.kernels.cublasLtMinFlops;
+  if (options.tune)
+    os << " tune=" << options.tuneCandidates;
   // Sorted, so that the order of the flags does not matter.
   std::vector<std::string> shapes, constants;
   for (const auto &entry : options.import.inputShapes) {

@@ -17,7 +17,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <random>
 
 using namespace kiln::rt;
@@ -63,6 +65,15 @@ CublasLtMatmulParams randomParams(std::mt19937 &rng) {
   p.workspaceBytes = uint64_t(pick(0, 1 << 20));
   p.epilogue = static_cast<CublasLtMatmulParams::Epilogue>(pick(0, 2));
   p.residual = pick(0, 1);
+  if (pick(0, 1)) {
+    CublasLtAlgorithm a;
+    for (uint64_t &word : a.words)
+      word = std::uniform_int_distribution<uint64_t>()(rng);
+    a.cublasLtVersion = uint64_t(pick(110000, 139999));
+    a.computeCapability = uint32_t(pick(70, 120));
+    a.workspaceBytes = uint64_t(pick(0, int64_t(p.workspaceBytes)));
+    p.algorithm = a;
+  }
   return p;
 }
 
@@ -71,7 +82,7 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
   for (int i = 0; i < 200; ++i) {
     CublasLtMatmulParams p = randomParams(rng);
     std::string payload = encodeCublasLtMatmul(p);
-    ASSERT_EQ(payload.size(), 124u);
+    ASSERT_EQ(payload.size(), 220u);
     auto q = decodeCublasLtMatmul(payload);
     ASSERT_TRUE(q.isOk()) << q.status().toString();
     EXPECT_EQ(q->type, p.type);
@@ -87,6 +98,16 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
     EXPECT_EQ(q->workspaceBytes, p.workspaceBytes);
     EXPECT_EQ(q->epilogue, p.epilogue);
     EXPECT_EQ(q->residual, p.residual);
+    ASSERT_EQ(q->algorithm.has_value(), p.algorithm.has_value());
+    if (p.algorithm) {
+      EXPECT_TRUE(std::equal(std::begin(p.algorithm->words),
+                             std::end(p.algorithm->words),
+                             std::begin(q->algorithm->words)));
+      EXPECT_EQ(q->algorithm->cublasLtVersion, p.algorithm->cublasLtVersion);
+      EXPECT_EQ(q->algorithm->computeCapability,
+                p.algorithm->computeCapability);
+      EXPECT_EQ(q->algorithm->workspaceBytes, p.algorithm->workspaceBytes);
+    }
     EXPECT_EQ(q->numBuffers(),
               (p.epilogue == decltype(p.epilogue)::None ? 4u : 5u) +
                   (p.residual ? 1u : 0u));
@@ -114,14 +135,42 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
     return p.isOk() ? std::string() : p.status().message();
   };
   EXPECT_THAT(refused(payload.substr(0, 99)),
-              HasSubstr("expected 124 bytes starting with 'KLTM', got 99"));
+              HasSubstr("expected 220 bytes starting with 'KLTM', got 99"));
   std::string bad = payload;
   bad[0] = 'X';
   EXPECT_THAT(refused(bad), HasSubstr("starting with 'KLTM'"));
   bad = payload;
   bad[4] = 1;
   EXPECT_THAT(refused(bad),
-              HasSubstr("version 1, this runtime reads version 4"));
+              HasSubstr("version 1, this runtime reads versions 4 and 5"));
+  // Version 4 (before algorithms) still reads, as 124 bytes.
+  bad = payload.substr(0, 124);
+  bad[4] = 4;
+  ASSERT_TRUE(decodeCublasLtMatmul(bad).isOk());
+  EXPECT_FALSE(decodeCublasLtMatmul(bad)->algorithm.has_value());
+  bad = payload;
+  bad[4] = 4;
+  EXPECT_THAT(refused(bad), HasSubstr("version 4 has 124 bytes, got 220"));
+  // The algorithm's fields: a flag, eight words, a cuBLASLt version, a
+  // compute capability and a workspace (from byte 124).
+  bad = payload;
+  bad[124] = 2;
+  EXPECT_THAT(refused(bad), HasSubstr("the algorithm flag is 2"));
+  bad = payload;
+  bad[140] = 1; // a word without the flag
+  EXPECT_THAT(refused(bad), HasSubstr("algorithm fields are set but no "
+                                      "algorithm is recorded"));
+  CublasLtMatmulParams recorded = good;
+  recorded.algorithm = CublasLtAlgorithm{{1, 2}, 130100, 90, 256};
+  ASSERT_TRUE(decodeCublasLtMatmul(encodeCublasLtMatmul(recorded)).isOk());
+  recorded.algorithm->computeCapability = 5;
+  EXPECT_THAT(refused(encodeCublasLtMatmul(recorded)),
+              HasSubstr("an algorithm chosen on compute capability 5"));
+  recorded.algorithm->computeCapability = 90;
+  recorded.algorithm->workspaceBytes = 257;
+  EXPECT_THAT(refused(encodeCublasLtMatmul(recorded)),
+              HasSubstr("the algorithm needs 257 bytes of workspace, the "
+                        "step has 256"));
   bad = payload;
   bad[100] = 3; // the epilogue
   EXPECT_THAT(refused(bad), HasSubstr("epilogue 3 (expected 0 none, 1 bias "
@@ -201,7 +250,7 @@ TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
   ASSERT_FALSE(engine.isOk());
   EXPECT_THAT(engine.status().message(),
               HasSubstr("step 0 (call 'cublaslt.matmul'): cublaslt.matmul "
-                        "payload: expected 124 bytes"));
+                        "payload: expected 220 bytes"));
 }
 
 // cuBLASLt is loaded once per process: no other test of this binary loads

@@ -10,12 +10,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "PlanTestUtil.h"
+#include "kiln/runtime/CublasLtMatmul.h"
 #include "kiln/runtime/Runtime.h"
+#include "kiln/runtime/Tactics.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace kiln::rt;
@@ -281,6 +284,98 @@ TEST_F(GpuEngineTest, BrokenPtxReportsTheJitLog) {
                         "cuModuleLoadDataEx failed with "
                         "CUDA_ERROR_INVALID_PTX"));
   EXPECT_THAT(engine.status().message(), HasSubstr("; JIT log:\n"));
+}
+
+/// out (m x n) = relu(in (m x k) * w (k x n) + bias (n)) in full f32, one
+/// cuBLASLt step with a 1 MiB workspace.
+PlanContents cublasLtPlan(int64_t m, int64_t n, int64_t k,
+                          const std::vector<float> &w,
+                          const std::vector<float> &bias) {
+  CublasLtMatmulParams p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.lda = k;
+  p.ldb = n;
+  p.ldd = n;
+  p.workspaceBytes = 1 << 20;
+  p.epilogue = CublasLtMatmulParams::Epilogue::ReluBias;
+  PlanContents plan;
+  plan.compatibility.kilnVersion = "test";
+  plan.compatibility.precision = "fp32";
+  plan.tensors = {{"in", DataType::F32, {m, k}, true},
+                  {"out", DataType::F32, {m, n}, false}};
+  plan.weights.resize((w.size() + bias.size()) * 4);
+  std::memcpy(plan.weights.data(), w.data(), w.size() * 4);
+  std::memcpy(plan.weights.data() + w.size() * 4, bias.data(), bias.size() * 4);
+  plan.arenaBytes = p.workspaceBytes;
+  plan.steps = {libraryCallStep(CublasLtMatmulParams::kCallee,
+                                {{tensor(0, 0), uint64_t(m * k * 4)},
+                                 {weights(0), uint64_t(k * n * 4)},
+                                 {tensor(1, 0), uint64_t(m * n * 4)},
+                                 {arena(0), p.workspaceBytes},
+                                 {weights(k * n * 4), uint64_t(n * 4)}},
+                                encodeCublasLtMatmul(p))};
+  return plan;
+}
+
+// Tactic selection with the real cuBLASLt: the recorded algorithm runs and
+// computes the product; one that cuBLASLt never made is refused at load.
+TEST_F(GpuEngineTest, CublasLtRecordedAlgorithmRunsAndAForeignOneIsRefused) {
+  const int64_t m = 96, n = 80, k = 112;
+  std::vector<float> in = randomFloats(m * k, 11), w = randomFloats(k * n, 12),
+                     bias = randomFloats(n, 13);
+  PlanContents plan = cublasLtPlan(m, n, k, w, bias);
+  auto choices = selectTactics(*runtime_, plan);
+  ASSERT_TRUE(choices.isOk()) << choices.status().toString();
+  ASSERT_EQ(choices->size(), 1u);
+  EXPECT_GE((*choices)[0].timed, 1);
+  std::printf("chose %s (%.2f us; the heuristic's first %s: %.2f us)\n",
+              (*choices)[0].chosen.c_str(), (*choices)[0].chosenUs,
+              (*choices)[0].heuristic.c_str(), (*choices)[0].heuristicUs);
+  auto params = decodeCublasLtMatmul(plan.steps[0].libraryCall.payload);
+  ASSERT_TRUE(params.isOk() && params->algorithm.has_value());
+
+  auto file = writePlan(plan);
+  ASSERT_TRUE(file.isOk()) << file.status().toString();
+  auto engine = runtime_->deserializeEngine(file->data(), file->size());
+  ASSERT_TRUE(engine.isOk()) << engine.status().toString();
+  auto context = (*engine)->createExecutionContext();
+  ASSERT_TRUE(context.isOk()) << context.status().toString();
+  auto din = runtime_->allocate(m * k * 4),
+       dout = runtime_->allocate(m * n * 4);
+  ASSERT_TRUE(din.isOk() && dout.isOk());
+  ASSERT_TRUE(runtime_->copyToDevice(*din, in.data(), m * k * 4));
+  ASSERT_TRUE((*context)->setTensorAddress("in", *din));
+  ASSERT_TRUE((*context)->setTensorAddress("out", *dout));
+  ASSERT_TRUE((*context)->execute());
+  std::vector<float> out(m * n);
+  ASSERT_TRUE(runtime_->copyToHost(out.data(), *dout, m * n * 4));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = bias[j], magnitude = std::abs(bias[j]);
+      for (int64_t p = 0; p < k; ++p) {
+        double term = double(in[i * k + p]) * w[p * n + j];
+        sum += term;
+        magnitude += std::abs(term);
+      }
+      // Full f32 (no TF32), k + 1 roundings: within 1e-5 of the terms' sum.
+      ASSERT_NEAR(out[i * n + j], std::max(sum, 0.0), 1e-5 * (1 + magnitude))
+          << "at " << i << "," << j;
+    }
+  runtime_->free(*din);
+  runtime_->free(*dout);
+
+  for (uint64_t &word : params->algorithm->words)
+    word = ~uint64_t(0);
+  plan.steps[0].libraryCall.payload = encodeCublasLtMatmul(*params);
+  file = writePlan(plan);
+  ASSERT_TRUE(file.isOk());
+  engine = runtime_->deserializeEngine(file->data(), file->size());
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_EQ(engine.status().code(), StatusCode::UnsupportedPlan);
+  EXPECT_THAT(engine.status().message(), HasSubstr("does not fit this sm_"));
+  std::printf("refused: %s\n", engine.status().message().c_str());
 }
 
 } // namespace

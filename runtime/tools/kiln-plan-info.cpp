@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/runtime/CublasLtMatmul.h"
 #include "kiln/runtime/Plan.h"
 
 #include <cerrno>
@@ -153,7 +154,17 @@ void printStep(size_t index, const Step &step, const PlanContents &plan) {
                    " (" + std::to_string(b.bytes) + " bytes)";
       std::printf(" (%s)", buffers.c_str());
     }
-    std::printf(" payload=%zu bytes\n", c.payload.size());
+    std::printf(" payload=%zu bytes", c.payload.size());
+    if (c.callee == CublasLtMatmulParams::kCallee) {
+      auto params = decodeCublasLtMatmul(c.payload);
+      if (params.isOk() && params->algorithm)
+        std::printf(" algorithm=recorded (cuBLASLt %" PRIu64 ", sm_%u)",
+                    params->algorithm->cublasLtVersion,
+                    params->algorithm->computeCapability);
+      else if (params.isOk())
+        std::printf(" algorithm=heuristic");
+    }
+    std::printf("\n");
     return;
   }
   }

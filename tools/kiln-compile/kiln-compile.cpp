@@ -3,7 +3,7 @@
 // kiln-compile model.onnx|model.mlir [-o out] [--emit=PHASE|ptx|plan]
 //              [--target=sm_80,sm_90] [--input-shape x=1x3x224x224] [--batch N]
 //              [--no-optimize] [--check-support]
-//              [--report=FILE] [--dump-graph=FILE.dot]
+//              [--report=FILE] [--dump-graph=FILE.dot] [--tune]
 //
 // Imports a model (ONNX, or kiln IR in a .mlir file), compiles it with the
 // compiler library up to a phase and writes the result: IR after a phase
@@ -12,7 +12,9 @@
 // file). Every phase is a named pipeline that kiln-opt runs too.
 // --check-support lists every node kiln cannot import, at once. With a
 // plan, --report writes a table of its steps and memory and --dump-graph a
-// DOT picture of its steps (kiln/Compiler/PlanReport.h).
+// DOT picture of its steps (kiln/Compiler/PlanReport.h). --tune times the
+// candidate cuBLASLt algorithms of each matrix product on this machine's GPU,
+// records the fastest in the plan and prints what it chose.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -120,6 +123,31 @@ static LogicalResult compilePlanWithReport(Compiler &compiler, ModuleOp module,
   return success();
 }
 
+/// With --tune: each distinct product's choice, and the sums over all steps.
+static void printTactics(const Compiler &compiler) {
+  if (!compiler.options().tune)
+    return;
+  const auto &choices = compiler.tacticChoices();
+  double heuristic = 0, chosen = 0;
+  size_t distinct = 0;
+  auto &os = llvm::errs();
+  for (const auto &c : choices) {
+    heuristic += c.heuristicUs;
+    chosen += c.chosenUs;
+    if (c.reused)
+      continue;
+    ++distinct;
+    os << llvm::format("kiln-compile: step %zu: %s: %s, %.1f us (the "
+                       "heuristic's first, %s: %.1f us; %d timed)\n",
+                       c.step, c.problem.c_str(), c.chosen.c_str(), c.chosenUs,
+                       c.heuristic.c_str(), c.heuristicUs, c.timed);
+  }
+  os << llvm::format("kiln-compile: --tune: %zu cuBLASLt steps, %zu distinct "
+                     "products: %.1f us per run with the chosen algorithms, "
+                     "%.1f us with the heuristic's first\n",
+                     choices.size(), distinct, chosen, heuristic);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAsmPrinterCLOptions();
@@ -167,6 +195,9 @@ int main(int argc, char **argv) {
       getCompilerOptionsFromCL(CompilerOptions(), error);
   if (failed(options))
     return usageError(error);
+  if (options->tune && emit != "plan")
+    return usageError("--tune records algorithms in a plan (--emit=plan or "
+                      "-o FILE.kplan)");
   // PTX is printed for the first target: keep it for every target.
   if (emit == "ptx")
     options->target.cubin = false;
@@ -200,11 +231,13 @@ int main(int argc, char **argv) {
   if (emit == "plan" && (!reportFile.empty() || !graphFile.empty())) {
     if (failed(compilePlanWithReport(compiler, **module, *fromPhase, bytes)))
       return 1;
+    printTactics(compiler);
   } else if (emit == "plan") {
     FailureOr<std::string> plan = compiler.compileToPlan(**module, *fromPhase);
     if (failed(plan))
       return 1;
     bytes = std::move(*plan);
+    printTactics(compiler);
   } else if (emit == "ptx") {
     FailureOr<std::string> ptx;
     if (succeeded(compiler.compile(**module, *fromPhase, Phase::Target)))

@@ -20,6 +20,7 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/ReferenceExecutor.h"
 #include "kiln/runtime/Plan.h"
+#include "kiln/runtime/Tactics.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -59,9 +60,15 @@ public:
   FailureOr<std::string> getPtx(ModuleOp module, unsigned arch);
   /// The plan of `module` (after Phase::Target).
   FailureOr<::kiln::rt::PlanContents> translateToPlan(ModuleOp module);
-  /// The bytes of a .kplan for `module`, compiled from phase `from` on.
+  /// The bytes of a .kplan for `module`, compiled from phase `from` on;
+  /// with options().tune, its cuBLASLt algorithms measured on this
+  /// machine's GPU and recorded (tacticChoices() tells what was chosen).
   FailureOr<std::string> compileToPlan(ModuleOp module,
                                        Phase from = Phase::Import);
+  /// What the last compileToPlan with options().tune chose, step by step.
+  const std::vector<::kiln::rt::TacticChoice> &tacticChoices() const {
+    return tacticChoices_;
+  }
 
   /// Lowers `module` for the CPU reference (kiln-reference-pipeline, after
   /// the graph phase when `from` is Import): the IR the executor JITs.
@@ -73,8 +80,12 @@ public:
   compileReference(OwningOpRef<ModuleOp> module, Phase from = Phase::Import);
 
 private:
+  /// Records the measured algorithms in `plan` (options().tune).
+  LogicalResult tune(ModuleOp module, ::kiln::rt::PlanContents &plan);
+
   CompilerOptions options_;
   std::unique_ptr<MLIRContext> context;
+  std::vector<::kiln::rt::TacticChoice> tacticChoices_;
 };
 
 /// Prints every diagnostic of `context` to stderr while it lives, as

@@ -38,6 +38,12 @@ struct CompilerOptions {
   /// may take more. A small model whose shapes ask for more is refused with
   /// an error naming the node (--max-memory; the default is 16 GiB).
   uint64_t maxMemoryBytes = kDefaultMemoryBudget;
+  /// Measure the candidate cuBLASLt algorithms of every matrix product on
+  /// this machine's GPU (device 0) and record the fastest in the plan
+  /// (kiln/runtime/Tactics.h): tactic selection, as TensorRT's builder does.
+  bool tune = false;
+  /// How many of cuBLASLt's heuristic's candidates to time per product.
+  int tuneCandidates = 8;
   /// Recorded in the plan's compatibility record, for people; when empty,
   /// describeBuildOptions() of these options is recorded.
   std::string buildOptions;
@@ -52,7 +58,8 @@ std::string describeBuildOptions(const CompilerOptions &options);
 
 /// Registers the command-line options every tool that compiles takes:
 /// --target, --cuda-path, --ptxas, --cubin/--no-cubin, --kernel-threads,
-/// --items-per-thread, --opt-level/--no-optimize, --max-memory. Call before
+/// --items-per-thread, --opt-level/--no-optimize, --max-memory, the precision
+/// and cuBLASLt flags, --tune and --tune-candidates. Call before
 /// llvm::cl::ParseCommandLineOptions.
 void registerCodegenCLOptions();
 /// Registers the import options: --input-shape, --batch, --constant-input,

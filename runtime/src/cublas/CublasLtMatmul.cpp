@@ -2,42 +2,33 @@
 //
 // cuBLASLt, loaded at run time like the driver (once per process, on the
 // first engine that calls it; KILN_CUBLASLT_LIBRARY names the library to
-// load instead of the usual names), runs the row-major products of
-// kiln/runtime/CublasLtMatmul.h as column-major ones: D^T = op(B)^T op(A)^T,
-// so B is cuBLASLt's A and A its B. Each step gets its descriptors and the
-// algorithm of cuBLASLt's heuristic (within the plan's workspace) when its
-// engine is made; enqueue is one cublasLtMatmul.
+// load instead of the usual names), runs the products of
+// kiln/runtime/CublasLtMatmul.h (CublasLtProduct.h). Each step gets its
+// descriptors when its engine is made, and its algorithm: the plan's, checked
+// with cublasLtMatmulAlgoCheck, or else the best of cuBLASLt's heuristic
+// (within the plan's workspace); enqueue is one cublasLtMatmul.
 //
 //===----------------------------------------------------------------------===//
 
 #include "cublas/CublasLt.h"
+#include "cublas/CublasLtProduct.h"
 
 #include "kiln/runtime/CublasLtMatmul.h"
 #include "kiln/runtime/LibraryCall.h"
+#include "kiln/runtime/Runtime.h"
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
 namespace kiln::rt::detail {
 
 namespace {
-// cuBLASLt's enum values (cublasLt.h, library_types.h).
-constexpr int kSuccess = 0;
-constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;
-constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;
-constexpr int kOpN = 0, kOpT = 1;
-constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7,
-              kDescBiasPointer = 8;
-constexpr int kEpilogueBias = 4, kEpilogueReluBias = 6;
-constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;
-constexpr int kPrefMaxWorkspace = 1;
-
-int cudaType(DataType t) {
-  return t == DataType::F16 ? kR16F : t == DataType::BF16 ? kR16BF : kR32F;
-}
+constexpr int kSuccess = 0; // CUBLAS_STATUS_SUCCESS
 } // namespace
 
 StatusOr<const CublasLt *> CublasLt::get() {
@@ -101,145 +92,62 @@ Status CublasLt::check(const char *call, int status) const {
 
 namespace {
 
-/// One step's descriptors and algorithm; its enqueue is thread-safe (the
-/// handle and descriptors are only read).
+/// One step's product and algorithm; its enqueue is thread-safe.
 class MatmulInstance : public LibraryCallInstance {
 public:
-  MatmulInstance(const CublasLt &lt, const CublasLtMatmulParams &p)
-      : lt(lt), params(p) {}
-  ~MatmulInstance() override {
-    for (void *layout : {layoutA, layoutB, layoutD})
-      if (layout)
-        (void)lt.api.layoutDestroy(layout);
-    if (desc)
-      (void)lt.api.descDestroy(desc);
-    if (handle)
-      (void)lt.api.destroy(handle);
-  }
-
-  Status prepare() {
-    const auto &api = lt.api;
-    const CublasLtMatmulParams &p = params;
-    if (Status s = lt.check("cublasLtCreate", api.create(&handle)); !s)
-      return s;
-    int compute = p.tf32 ? kCompute32FFastTF32 : kCompute32F;
-    if (Status s = lt.check("cublasLtMatmulDescCreate",
-                            api.descCreate(&desc, compute, kR32F));
-        !s)
-      return s;
-    // cuBLASLt's A is our B, its B our A (see the file comment).
-    int32_t opA = p.transB ? kOpT : kOpN, opB = p.transA ? kOpT : kOpN;
-    Status s = lt.check("cublasLtMatmulDescSetAttribute",
-                        api.descSetAttribute(desc, kDescTransA, &opA, 4));
-    if (s)
-      s = lt.check("cublasLtMatmulDescSetAttribute",
-                   api.descSetAttribute(desc, kDescTransB, &opB, 4));
-    if (s && p.epilogue != CublasLtMatmulParams::Epilogue::None) {
-      // The bias runs along cuBLASLt's rows (our columns); its address is
-      // the context's, set at enqueue.
-      int32_t epilogue = p.epilogue == CublasLtMatmulParams::Epilogue::Bias
-                             ? kEpilogueBias
-                             : kEpilogueReluBias;
-      s = lt.check("cublasLtMatmulDescSetAttribute",
-                   api.descSetAttribute(desc, kDescEpilogue, &epilogue, 4));
-    }
-    auto layout = [&](void *&out, int64_t rows, int64_t cols, int64_t ld,
-                      int64_t stride, DataType element) {
-      if (!s)
-        return;
-      s = lt.check("cublasLtMatrixLayoutCreate",
-                   api.layoutCreate(&out, cudaType(element), rows, cols, ld));
-      if (!s || p.batch == 1)
-        return;
-      int32_t count = static_cast<int32_t>(p.batch);
-      s = lt.check("cublasLtMatrixLayoutSetAttribute",
-                   api.layoutSetAttribute(out, kLayoutBatchCount, &count, 4));
-      if (s)
-        s = lt.check(
-            "cublasLtMatrixLayoutSetAttribute",
-            api.layoutSetAttribute(out, kLayoutBatchStride, &stride, 8));
-    };
-    layout(layoutA, p.transB ? p.k : p.n, p.transB ? p.n : p.k, p.ldb,
-           p.strideB, p.type);
-    layout(layoutB, p.transA ? p.m : p.k, p.transA ? p.k : p.m, p.lda,
-           p.strideA, p.type);
-    layout(layoutD, p.n, p.m, p.ldd, p.strideD, p.outType);
-    if (!s)
-      return s;
-    void *preference = nullptr;
-    s = lt.check("cublasLtMatmulPreferenceCreate",
-                 api.preferenceCreate(&preference));
-    if (!s)
-      return s;
-    uint64_t workspace = p.workspaceBytes;
-    s = lt.check("cublasLtMatmulPreferenceSetAttribute",
-                 api.preferenceSetAttribute(preference, kPrefMaxWorkspace,
-                                            &workspace, 8));
-    CublasLtHeuristicResult result{};
-    int returned = 0;
-    if (s)
-      s = lt.check("cublasLtMatmulAlgoGetHeuristic",
-                   api.heuristic(handle, desc, layoutA, layoutB, layoutD,
-                                 layoutD, preference, 1, &result, &returned));
-    (void)api.preferenceDestroy(preference);
-    if (!s)
-      return s;
-    if (returned < 1 || result.state != kSuccess)
-      return Status(StatusCode::UnsupportedPlan,
-                    "cuBLASLt has no algorithm for this product (" +
-                        std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                        std::to_string(p.k) + ", batch " +
-                        std::to_string(p.batch) + ") within a workspace of " +
-                        std::to_string(p.workspaceBytes) + " bytes");
-    algo = result.algo;
-    return Status::ok();
-  }
+  MatmulInstance(std::unique_ptr<CublasLtProduct> product, CublasLtAlgo algo)
+      : product(std::move(product)), algo(algo) {}
 
   Status enqueue(void *stream, const uint64_t *buffers,
                  size_t numBuffers) override {
-    if (numBuffers != params.numBuffers())
+    if (numBuffers != product->params().numBuffers())
       return Status(StatusCode::Internal,
-                    "expected " + std::to_string(params.numBuffers()) +
+                    "expected " +
+                        std::to_string(product->params().numBuffers()) +
                         " buffers");
-    if (params.epilogue == CublasLtMatmulParams::Epilogue::None)
-      return run(stream, buffers);
-    // Each context has its own bias address, set in the shared descriptor
-    // for the call: one context at a time.
-    std::lock_guard<std::mutex> lock(biasMutex);
-    void *bias = pointer(buffers[4]);
-    if (Status s = lt.check("cublasLtMatmulDescSetAttribute",
-                            lt.api.descSetAttribute(desc, kDescBiasPointer,
-                                                    &bias, sizeof(bias)));
-        !s)
-      return s;
-    return run(stream, buffers);
+    return product->run(algo, stream, buffers);
   }
 
 private:
-  static void *pointer(uint64_t address) {
-    return reinterpret_cast<void *>(static_cast<uintptr_t>(address));
-  }
-
-  Status run(void *stream, const uint64_t *buffers) {
-    // With a residual, C (of D's layout) is the last buffer and adds in.
-    const float alpha = 1, beta = params.residual ? 1 : 0;
-    void *d = pointer(buffers[2]);
-    void *c = params.residual ? pointer(buffers[params.numBuffers() - 1]) : d;
-    return lt.check("cublasLtMatmul",
-                    lt.api.matmul(handle, desc, &alpha, pointer(buffers[1]),
-                                  layoutA, pointer(buffers[0]), layoutB, &beta,
-                                  c, layoutD, d, layoutD, &algo,
-                                  pointer(buffers[3]), params.workspaceBytes,
-                                  stream));
-  }
-
-  const CublasLt &lt;
-  CublasLtMatmulParams params;
-  std::mutex biasMutex;
-  void *handle = nullptr, *desc = nullptr;
-  void *layoutA = nullptr, *layoutB = nullptr, *layoutD = nullptr;
-  CublasLtAlgo algo{};
+  std::unique_ptr<CublasLtProduct> product;
+  CublasLtAlgo algo;
 };
+
+/// The step's recorded algorithm, checked against this GPU and cuBLASLt, or
+/// the heuristic's best.
+StatusOr<CublasLtAlgo> chooseAlgorithm(const CublasLt &lt,
+                                       const CublasLtProduct &product,
+                                       const DeviceInfo &device) {
+  const CublasLtMatmulParams &p = product.params();
+  if (!p.algorithm) {
+    auto candidates = product.candidates(1);
+    if (!candidates.isOk())
+      return candidates.status();
+    return candidates->front().algo;
+  }
+  CublasLtAlgo algo;
+  std::copy(std::begin(p.algorithm->words), std::end(p.algorithm->words),
+            algo.data);
+  uint64_t needed = 0;
+  Status s = product.check(algo, needed);
+  if (s && needed > p.workspaceBytes)
+    s = Status(StatusCode::UnsupportedPlan,
+               "it needs " + std::to_string(needed) +
+                   " bytes of workspace here, the plan gives " +
+                   std::to_string(p.workspaceBytes));
+  if (s)
+    return algo;
+  return Status(StatusCode::UnsupportedPlan,
+                "the plan's cuBLASLt " + product.describe(algo) + " for " +
+                    product.problem() + ", chosen by cuBLASLt " +
+                    std::to_string(p.algorithm->cublasLtVersion) + " on sm_" +
+                    std::to_string(p.algorithm->computeCapability) +
+                    ", does not fit this " + device.smArch() +
+                    " GPU with cuBLASLt " +
+                    std::to_string(lt.api.getVersion()) + ": " + s.message() +
+                    "; rebuild the plan on this GPU (kiln-compile --tune) "
+                    "or without --tune");
+}
 
 } // namespace
 
@@ -277,10 +185,14 @@ prepareCublasLtMatmul(const LibraryCallSetup &setup) {
   auto lt = CublasLt::get();
   if (!lt.isOk())
     return lt.status();
-  auto instance = std::make_unique<MatmulInstance>(**lt, *params);
-  if (Status s = instance->prepare(); !s)
-    return s;
-  return std::unique_ptr<LibraryCallInstance>(std::move(instance));
+  auto product = CublasLtProduct::create(**lt, *params);
+  if (!product.isOk())
+    return product.status();
+  auto algo = chooseAlgorithm(**lt, **product, setup.runtime.device());
+  if (!algo.isOk())
+    return algo.status();
+  return std::unique_ptr<LibraryCallInstance>(
+      new MatmulInstance(std::move(*product), *algo));
 }
 
 } // namespace kiln::rt::detail

@@ -1,6 +1,9 @@
 //===- CublasLtMatmulPayload.cpp - cublaslt.matmul payloads -----*- C++ -*-===//
 //
-// "KLTM", a version, four flag bytes and twelve little-endian 64-bit fields.
+// "KLTM", a version, four flag bytes and fourteen little-endian 64-bit
+// fields; version 5 adds twelve: whether an algorithm is recorded, its eight
+// words, the cuBLASLt version and compute capability it was chosen with and
+// the workspace it needs (all 0 without one).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,8 +15,10 @@ namespace kiln::rt {
 
 namespace {
 constexpr char kMagic[4] = {'K', 'L', 'T', 'M'};
-constexpr uint32_t kVersion = 4;
-constexpr size_t kFields = 14, kBytes = 4 + 4 + 4 + 8 * kFields;
+constexpr uint32_t kVersion = 5, kVersionWithoutAlgorithms = 4;
+constexpr size_t kFieldsV4 = 14, kBytesV4 = 4 + 4 + 4 + 8 * kFieldsV4;
+constexpr size_t kAlgorithmFields = 12,
+                 kBytes = kBytesV4 + 8 * kAlgorithmFields;
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 
 template <typename T> void put(std::string &out, T value) {
@@ -39,6 +44,37 @@ uint64_t span(int64_t batch, int64_t stride, int64_t rows, int64_t cols,
 
 Status invalid(const std::string &what) {
   return Status(StatusCode::InvalidPlan, "cublaslt.matmul payload: " + what);
+}
+
+/// The algorithm fields from `at` into p.algorithm: none (all 0), or one
+/// chosen on a plausible GPU that fits the step's workspace.
+Status decodeAlgorithm(const std::string &payload, size_t at,
+                       CublasLtMatmulParams &p) {
+  uint64_t recorded = get(payload, at, 8);
+  if (recorded > 1)
+    return invalid("the algorithm flag is " + std::to_string(recorded));
+  CublasLtAlgorithm a;
+  bool anySet = false;
+  for (size_t i = 0; i < 8; ++i)
+    anySet |= (a.words[i] = get(payload, at + 8 + 8 * i, 8)) != 0;
+  a.cublasLtVersion = get(payload, at + 72, 8);
+  uint64_t cc = get(payload, at + 80, 8);
+  a.workspaceBytes = get(payload, at + 88, 8);
+  if (!recorded) {
+    if (anySet || a.cublasLtVersion || cc || a.workspaceBytes)
+      return invalid("algorithm fields are set but no algorithm is recorded");
+    return Status::ok();
+  }
+  if (cc < 10 || cc > 1000)
+    return invalid("an algorithm chosen on compute capability " +
+                   std::to_string(cc) + " (times ten)");
+  a.computeCapability = static_cast<uint32_t>(cc);
+  if (a.workspaceBytes > p.workspaceBytes)
+    return invalid("the algorithm needs " + std::to_string(a.workspaceBytes) +
+                   " bytes of workspace, the step has " +
+                   std::to_string(p.workspaceBytes));
+  p.algorithm = a;
+  return Status::ok();
 }
 } // namespace
 
@@ -71,18 +107,34 @@ std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
   put<uint64_t>(out, static_cast<uint64_t>(p.epilogue));
   put<uint64_t>(out, static_cast<uint64_t>(p.outType));
   put<uint64_t>(out, p.residual);
+  CublasLtAlgorithm none;
+  const CublasLtAlgorithm &a = p.algorithm ? *p.algorithm : none;
+  put<uint64_t>(out, p.algorithm.has_value());
+  for (uint64_t word : a.words)
+    put<uint64_t>(out, word);
+  put<uint64_t>(out, a.cublasLtVersion);
+  put<uint64_t>(out, a.computeCapability);
+  put<uint64_t>(out, a.workspaceBytes);
   return out;
 }
 
 StatusOr<CublasLtMatmulParams>
 decodeCublasLtMatmul(const std::string &payload) {
-  if (payload.size() != kBytes || std::memcmp(payload.data(), kMagic, 4) != 0)
+  if (payload.size() < kBytesV4 || std::memcmp(payload.data(), kMagic, 4) != 0)
     return invalid("expected " + std::to_string(kBytes) +
                    " bytes starting with 'KLTM', got " +
                    std::to_string(payload.size()) + " bytes");
-  if (uint64_t version = get(payload, 4, 4); version != kVersion)
+  uint64_t version = get(payload, 4, 4);
+  if (version != kVersion && version != kVersionWithoutAlgorithms)
     return invalid("version " + std::to_string(version) +
-                   ", this runtime reads version " + std::to_string(kVersion));
+                   ", this runtime reads versions " +
+                   std::to_string(kVersionWithoutAlgorithms) + " and " +
+                   std::to_string(kVersion));
+  size_t expected = version == kVersion ? kBytes : kBytesV4;
+  if (payload.size() != expected)
+    return invalid("version " + std::to_string(version) + " has " +
+                   std::to_string(expected) + " bytes, got " +
+                   std::to_string(payload.size()));
   CublasLtMatmulParams p;
   uint64_t type = get(payload, 8, 1);
   p.type = static_cast<DataType>(type);
@@ -140,6 +192,10 @@ decodeCublasLtMatmul(const std::string &payload) {
   if (p.batch > 1 && p.strideD < (p.m - 1) * p.ldd + p.n)
     return invalid("batches of D overlap (stride_d " +
                    std::to_string(p.strideD) + ")");
+  if (version == kVersion) {
+    if (Status s = decodeAlgorithm(payload, kBytesV4, p); !s)
+      return s;
+  }
   return p;
 }
 

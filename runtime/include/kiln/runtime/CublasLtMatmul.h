@@ -13,6 +13,12 @@
 // when transA (A is then stored k x m); likewise B and D. Products
 // accumulate in f32 (TF32 tensor cores for f32 when tf32 is set).
 //
+// A payload may record the cuBLASLt algorithm to run (kiln/runtime/Tactics.h
+// measures the candidates and records the fastest); the handler then checks
+// it with cublasLtMatmulAlgoCheck when the engine is made and refuses the
+// plan, saying where the algorithm was chosen, when it does not fit this GPU
+// or this cuBLASLt. Without one, cuBLASLt's heuristic chooses at that time.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_RUNTIME_CUBLASLTMATMUL_H
@@ -22,9 +28,22 @@
 #include "kiln/runtime/Status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace kiln::rt {
+
+/// A cuBLASLt algorithm, as recorded in a plan.
+struct CublasLtAlgorithm {
+  /// cublasLtMatmulAlgo_t, as cuBLASLt wrote it (opaque).
+  uint64_t words[8] = {};
+  /// cublasLtGetVersion() of the library that chose it, e.g. 130100.
+  uint64_t cublasLtVersion = 0;
+  /// The compute capability times ten of the GPU it was chosen on.
+  uint32_t computeCapability = 0;
+  /// The workspace it needs (at most the step's workspace).
+  uint64_t workspaceBytes = 0;
+};
 
 struct CublasLtMatmulParams {
   /// The callee's name in a plan.
@@ -50,6 +69,8 @@ struct CublasLtMatmulParams {
   /// D = A B + C before the epilogue (beta 1), C a matrix of D's type and
   /// layout: a residual (the step's last buffer).
   bool residual = false;
+  /// The algorithm to run; none: cuBLASLt's heuristic chooses at load.
+  std::optional<CublasLtAlgorithm> algorithm;
 
   /// The bytes of A, B and D a call touches (from the first element).
   uint64_t bytesA() const;
@@ -67,8 +88,9 @@ struct CublasLtMatmulParams {
 /// The payload of a step (versioned little-endian fields).
 std::string encodeCublasLtMatmul(const CublasLtMatmulParams &params);
 /// The parameters in `payload`, checked: a supported type, positive sizes,
-/// leading dimensions that hold a row, batches of D that do not overlap.
-/// InvalidPlan, saying what is wrong, otherwise.
+/// leading dimensions that hold a row, batches of D that do not overlap, an
+/// algorithm's workspace within the step's. InvalidPlan, saying what is
+/// wrong, otherwise. Payloads of version 4 (before algorithms) still read.
 StatusOr<CublasLtMatmulParams> decodeCublasLtMatmul(const std::string &payload);
 
 } // namespace kiln::rt
