@@ -67,8 +67,8 @@ CublasLtMatmulParams randomParams(std::mt19937 &rng) {
   p.residual = pick(0, 1);
   if (pick(0, 1)) {
     CublasLtAlgorithm a;
-    for (uint64_t &word : a.words)
-      word = std::uniform_int_distribution<uint64_t>()(rng);
+    for (int c = 0; c < CublasLtAlgorithm::kConfigs; ++c)
+      a.config[c] = uint32_t(pick(0, c >= 7 ? 0xffff : 0x7fffffff));
     a.cublasLtVersion = uint64_t(pick(110000, 139999));
     a.computeCapability = uint32_t(pick(70, 120));
     a.workspaceBytes = uint64_t(pick(0, int64_t(p.workspaceBytes)));
@@ -82,7 +82,7 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
   for (int i = 0; i < 200; ++i) {
     CublasLtMatmulParams p = randomParams(rng);
     std::string payload = encodeCublasLtMatmul(p);
-    ASSERT_EQ(payload.size(), 220u);
+    ASSERT_EQ(payload.size(), 228u);
     auto q = decodeCublasLtMatmul(payload);
     ASSERT_TRUE(q.isOk()) << q.status().toString();
     EXPECT_EQ(q->type, p.type);
@@ -100,9 +100,9 @@ TEST(CublasLtMatmulPayload, RoundTripsRandomParameters) {
     EXPECT_EQ(q->residual, p.residual);
     ASSERT_EQ(q->algorithm.has_value(), p.algorithm.has_value());
     if (p.algorithm) {
-      EXPECT_TRUE(std::equal(std::begin(p.algorithm->words),
-                             std::end(p.algorithm->words),
-                             std::begin(q->algorithm->words)));
+      EXPECT_TRUE(std::equal(std::begin(p.algorithm->config),
+                             std::end(p.algorithm->config),
+                             std::begin(q->algorithm->config)));
       EXPECT_EQ(q->algorithm->cublasLtVersion, p.algorithm->cublasLtVersion);
       EXPECT_EQ(q->algorithm->computeCapability,
                 p.algorithm->computeCapability);
@@ -135,7 +135,7 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
     return p.isOk() ? std::string() : p.status().message();
   };
   EXPECT_THAT(refused(payload.substr(0, 99)),
-              HasSubstr("expected 220 bytes starting with 'KLTM', got 99"));
+              HasSubstr("expected 228 bytes starting with 'KLTM', got 99"));
   std::string bad = payload;
   bad[0] = 'X';
   EXPECT_THAT(refused(bad), HasSubstr("starting with 'KLTM'"));
@@ -150,9 +150,9 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
   EXPECT_FALSE(decodeCublasLtMatmul(bad)->algorithm.has_value());
   bad = payload;
   bad[4] = 4;
-  EXPECT_THAT(refused(bad), HasSubstr("version 4 has 124 bytes, got 220"));
-  // The algorithm's fields: a flag, eight words, a cuBLASLt version, a
-  // compute capability and a workspace (from byte 124).
+  EXPECT_THAT(refused(bad), HasSubstr("version 4 has 124 bytes, got 228"));
+  // The algorithm's fields: a flag, nine configuration attributes, a
+  // cuBLASLt version, a compute capability and a workspace (from byte 124).
   bad = payload;
   bad[124] = 2;
   EXPECT_THAT(refused(bad), HasSubstr("the algorithm flag is 2"));
@@ -163,6 +163,10 @@ TEST(CublasLtMatmulPayload, RefusesWhatIsNotAProduct) {
   CublasLtMatmulParams recorded = good;
   recorded.algorithm = CublasLtAlgorithm{{1, 2}, 130100, 90, 256};
   ASSERT_TRUE(decodeCublasLtMatmul(encodeCublasLtMatmul(recorded)).isOk());
+  bad = encodeCublasLtMatmul(recorded);
+  bad[124 + 8 + 7 * 8 + 2] = 1; // the inner shape, a 16-bit attribute
+  EXPECT_THAT(refused(bad),
+              HasSubstr("algorithm configuration attribute 7 is 65536"));
   recorded.algorithm->computeCapability = 5;
   EXPECT_THAT(refused(encodeCublasLtMatmul(recorded)),
               HasSubstr("an algorithm chosen on compute capability 5"));
@@ -250,7 +254,7 @@ TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
   ASSERT_FALSE(engine.isOk());
   EXPECT_THAT(engine.status().message(),
               HasSubstr("step 0 (call 'cublaslt.matmul'): cublaslt.matmul "
-                        "payload: expected 220 bytes"));
+                        "payload: expected 228 bytes"));
 }
 
 // cuBLASLt is loaded once per process: no other test of this binary loads

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 using namespace kiln::rt;
 using namespace kiln::rt::test;
@@ -153,7 +154,8 @@ TEST_F(CublasLtTacticsTest, SelectionRecordsTheFastestCandidate) {
     auto params = decodeCublasLtMatmul(step.libraryCall.payload);
     ASSERT_TRUE(params.isOk()) << params.status().toString();
     ASSERT_TRUE(params->algorithm.has_value());
-    EXPECT_EQ(params->algorithm->words[1], 2u);
+    EXPECT_EQ(params->algorithm->config[0], 2u);  // the id
+    EXPECT_EQ(params->algorithm->config[1], 12u); // the tile
     EXPECT_EQ(params->algorithm->cublasLtVersion, 130100u);
     EXPECT_EQ(params->algorithm->computeCapability, 90u);
   }
@@ -180,20 +182,39 @@ TEST_F(CublasLtTacticsTest, ARecordedAlgorithmThatDoesNotFitIsRefused) {
                         "for 4x5x6, batch 1, f32 -> f32, relu-bias epilogue, "
                         "chosen by cuBLASLt 130100 on sm_90, does not fit "
                         "this sm_90 GPU with cuBLASLt 130100: "
-                        "cublasLtMatmulAlgoCheck failed with "
+                        "cublasLtMatmulAlgoInit failed with "
                         "CUBLAS_STATUS_NOT_SUPPORTED; rebuild the plan on "
                         "this GPU (kiln-compile --tune) or without --tune"));
-  // An algorithm this cuBLASLt never made (the plan was edited).
+  // A configuration this cuBLASLt does not take (the plan was edited: a
+  // tile that algorithm 3 does not have) is refused before cuBLASLt sees
+  // it.
   unsetenv("KILN_FAKE_CUBLASLT_ALGORITHMS");
   auto params = decodeCublasLtMatmul(plan.steps[1].libraryCall.payload);
   ASSERT_TRUE(params.isOk());
-  params->algorithm->words[0] ^= 1;
+  params->algorithm->config[1] = 99;
   plan.steps[1].libraryCall.payload = encodeCublasLtMatmul(*params);
   engine = load(*rt, plan);
   ASSERT_FALSE(engine.isOk());
   EXPECT_THAT(engine.status().message(),
               HasSubstr("step 1 (call 'cublaslt.matmul'): the plan's "
-                        "cuBLASLt algorithm"));
+                        "cuBLASLt algorithm 3 (tile 99, stages 1, split-k 1)"));
+  EXPECT_THAT(engine.status().message(),
+              HasSubstr("with cuBLASLt 130100: algorithm 3 cannot take tile "
+                        "99 here; rebuild the plan"));
+  // Each attribute outside what the algorithm can take, likewise.
+  for (auto [attribute, value, what] :
+       {std::tuple{6, 2u, "stages 2"}, std::tuple{5, 1u, "custom option 1"},
+        std::tuple{2, 5000u, "split-k 5000"},
+        std::tuple{7, 9u, "inner shape 9 or cluster shape 0"}}) {
+    auto p = *params;
+    p.algorithm->config[1] = 13;
+    p.algorithm->config[attribute] = value;
+    plan.steps[1].libraryCall.payload = encodeCublasLtMatmul(p);
+    engine = load(*rt, plan);
+    ASSERT_FALSE(engine.isOk()) << what;
+    EXPECT_THAT(engine.status().message(),
+                HasSubstr(std::string("algorithm 3 cannot take ") + what));
+  }
 }
 
 TEST_F(CublasLtTacticsTest, ABadPayloadStopsSelectionAndLeavesThePlan) {
@@ -206,7 +227,7 @@ TEST_F(CublasLtTacticsTest, ABadPayloadStopsSelectionAndLeavesThePlan) {
   ASSERT_FALSE(choices.isOk());
   EXPECT_EQ(choices.status().code(), StatusCode::InvalidPlan);
   EXPECT_THAT(choices.status().message(),
-              HasSubstr("step 1: cublaslt.matmul payload: expected 220 bytes"));
+              HasSubstr("step 1: cublaslt.matmul payload: expected 228 bytes"));
   EXPECT_EQ(plan.steps[0].libraryCall.payload, first);
 }
 

@@ -11,6 +11,10 @@
  *                                  sleeps 2 ms per call (default n-1, the
  *                                  heuristic's last)
  *   KILN_FAKE_CUBLASLT_VERSION     cublasLtGetVersion (default 130100)
+ * An algorithm keeps its configuration (cublasLtMatmulAlgoConfigAttributes_t,
+ * 32-bit values after the id's word); the heuristic's k-th has id k, tile
+ * 10 + k, split-k 1 and stages 1, and cublasLtMatmulAlgoCheck refuses any
+ * other tile for that id.
  * Products really run, for f32 matrices (the computation of cublasLtMatmul:
  * column-major, op(A) op(B) times alpha plus beta C, the bias and ReLU
  * epilogues, batches); other types are refused with NOT_SUPPORTED.
@@ -65,8 +69,21 @@ static int envInt(const char *name, int fallback) {
 static int algorithms(void) {
   return envInt("KILN_FAKE_CUBLASLT_ALGORITHMS", 4);
 }
+/* Configuration attribute i (0: the id) of an algorithm. */
+static uint32_t *config(Algo *a, int i) { return (uint32_t *)&a->data[1] + i; }
+static uint32_t configOf(const Algo *a, int i) {
+  return ((const uint32_t *)&a->data[1])[i];
+}
 static int validAlgo(const Algo *a) {
-  return a && a->data[0] == kMagic && a->data[1] < (uint64_t)algorithms();
+  return a && a->data[0] == kMagic && configOf(a, 0) < (uint32_t)algorithms() &&
+         configOf(a, 1) == 10 + configOf(a, 0);
+}
+static void initAlgo(Algo *a, int id) {
+  memset(a, 0, sizeof(*a));
+  a->data[0] = kMagic;
+  *config(a, 0) = (uint32_t)id;
+  *config(a, 2) = 1; /* split-k */
+  *config(a, 6) = 1; /* stages */
 }
 
 int kiln_fake_cublaslt_last_algorithm(void) { return lastAlgorithm; }
@@ -170,8 +187,8 @@ int cublasLtMatmulAlgoGetHeuristic(void *handle, void *desc, void *a, void *b,
   int n = algorithms() < requested ? algorithms() : requested;
   for (int i = 0; i < n; ++i) {
     memset(&results[i], 0, sizeof(results[i]));
-    results[i].algo.data[0] = kMagic;
-    results[i].algo.data[1] = (uint64_t)i;
+    initAlgo(&results[i].algo, i);
+    *config(&results[i].algo, 1) = 10 + (uint32_t)i; /* tile */
     results[i].wavesCount = 1;
   }
   *returned = n;
@@ -189,17 +206,70 @@ int cublasLtMatmulAlgoCheck(void *handle, void *desc, void *a, void *b, void *c,
   return kSuccess;
 }
 
+/* The size of configuration attribute i: 16-bit shapes, 32-bit others. */
+static size_t configBytes(int i) { return i >= 7 ? 2 : 4; }
+
+int cublasLtMatmulAlgoInit(void *handle, int compute, int scale, int aType,
+                           int bType, int cType, int dType, int id,
+                           Algo *algo) {
+  (void)handle, (void)compute;
+  if (scale != kR32F || aType != kR32F || bType != kR32F || cType != kR32F ||
+      dType != kR32F || id < 0 || id >= algorithms())
+    return kNotSupported;
+  initAlgo(algo, id);
+  return kSuccess;
+}
+
 int cublasLtMatmulAlgoConfigGetAttribute(const Algo *algo, int attribute,
                                          void *value, size_t bytes,
                                          size_t *written) {
-  uint32_t v = attribute == 0   ? (uint32_t)algo->data[1]      /* ID */
-               : attribute == 1 ? 10 + (uint32_t)algo->data[1] /* TILE */
-                                : 1;
-  if (bytes != 4)
+  if (attribute < 0 || attribute > 8 || bytes != configBytes(attribute))
+    return kInvalidValue;
+  uint32_t v = configOf(algo, attribute);
+  memcpy(value, &v, bytes); /* little-endian: the low half for 16 bits */
+  if (written)
+    *written = bytes;
+  return kSuccess;
+}
+
+/* The capabilities of algorithm `id`: tile 10 + id, stages 1, split-k,
+ * every reduction scheme, swizzling, no custom option. */
+int cublasLtMatmulAlgoCapGetAttribute(const Algo *algo, int attribute,
+                                      void *value, size_t bytes,
+                                      size_t *written) {
+  uint32_t v;
+  switch (attribute) {
+  case 6: /* TILE_IDS */
+    v = 10 + configOf(algo, 0);
+    break;
+  case 13: /* STAGES_IDS */
+  case 0:  /* SPLITK_SUPPORT */
+  case 2:  /* CTA_SWIZZLING_SUPPORT */
+    v = 1;
+    break;
+  case 1: /* REDUCTION_SCHEME_MASK */
+    v = 7;
+    break;
+  case 7: /* CUSTOM_OPTION_MAX */
+    v = 0;
+    break;
+  default:
+    return kInvalidValue;
+  }
+  if (bytes < 4)
     return kInvalidValue;
   memcpy(value, &v, 4);
-  if (written)
-    *written = 4;
+  *written = 4;
+  return kSuccess;
+}
+
+int cublasLtMatmulAlgoConfigSetAttribute(Algo *algo, int attribute,
+                                         const void *value, size_t bytes) {
+  if (attribute < 1 || attribute > 8 || bytes != configBytes(attribute))
+    return kInvalidValue;
+  uint32_t v = 0;
+  memcpy(&v, value, bytes);
+  *config(algo, attribute) = v;
   return kSuccess;
 }
 
@@ -220,7 +290,7 @@ int cublasLtMatmul(void *handle, void *desc, const void *alpha, const void *a,
   const Layout *la = aLayout, *lb = bLayout, *lc = cLayout, *ld = dLayout;
   if (!supported(la, lb, ld) || !validAlgo(algo))
     return kNotSupported;
-  int id = (int)algo->data[1];
+  int id = (int)configOf(algo, 0);
   lastAlgorithm = id;
   if (id != envInt("KILN_FAKE_CUBLASLT_FASTEST", algorithms() - 1)) {
     struct timespec pause = {0, 2000000};

@@ -19,9 +19,7 @@
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -125,28 +123,26 @@ StatusOr<CublasLtAlgo> chooseAlgorithm(const CublasLt &lt,
       return candidates.status();
     return candidates->front().algo;
   }
-  CublasLtAlgo algo;
-  std::copy(std::begin(p.algorithm->words), std::end(p.algorithm->words),
-            algo.data);
+  auto algo = product.rebuild(*p.algorithm);
   uint64_t needed = 0;
-  Status s = product.check(algo, needed);
+  Status s = algo.isOk() ? product.check(*algo, needed) : algo.status();
   if (s && needed > p.workspaceBytes)
     s = Status(StatusCode::UnsupportedPlan,
                "it needs " + std::to_string(needed) +
                    " bytes of workspace here, the plan gives " +
                    std::to_string(p.workspaceBytes));
   if (s)
-    return algo;
-  return Status(StatusCode::UnsupportedPlan,
-                "the plan's cuBLASLt " + product.describe(algo) + " for " +
-                    product.problem() + ", chosen by cuBLASLt " +
-                    std::to_string(p.algorithm->cublasLtVersion) + " on sm_" +
-                    std::to_string(p.algorithm->computeCapability) +
-                    ", does not fit this " + device.smArch() +
-                    " GPU with cuBLASLt " +
-                    std::to_string(lt.api.getVersion()) + ": " + s.message() +
-                    "; rebuild the plan on this GPU (kiln-compile --tune) "
-                    "or without --tune");
+    return *algo;
+  return Status(
+      StatusCode::UnsupportedPlan,
+      "the plan's cuBLASLt " + CublasLtProduct::describe(*p.algorithm) +
+          " for " + product.problem() + ", chosen by cuBLASLt " +
+          std::to_string(p.algorithm->cublasLtVersion) + " on sm_" +
+          std::to_string(p.algorithm->computeCapability) +
+          ", does not fit this " + device.smArch() + " GPU with cuBLASLt " +
+          std::to_string(lt.api.getVersion()) + ": " + s.message() +
+          "; rebuild the plan on this GPU (kiln-compile --tune) "
+          "or without --tune");
 }
 
 } // namespace

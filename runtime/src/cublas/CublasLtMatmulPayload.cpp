@@ -1,9 +1,9 @@
 //===- CublasLtMatmulPayload.cpp - cublaslt.matmul payloads -----*- C++ -*-===//
 //
 // "KLTM", a version, four flag bytes and fourteen little-endian 64-bit
-// fields; version 5 adds twelve: whether an algorithm is recorded, its eight
-// words, the cuBLASLt version and compute capability it was chosen with and
-// the workspace it needs (all 0 without one).
+// fields; version 5 adds thirteen: whether an algorithm is recorded, its
+// nine configuration attributes, the cuBLASLt version and compute capability
+// it was chosen with and the workspace it needs (all 0 without one).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,7 @@ namespace {
 constexpr char kMagic[4] = {'K', 'L', 'T', 'M'};
 constexpr uint32_t kVersion = 5, kVersionWithoutAlgorithms = 4;
 constexpr size_t kFieldsV4 = 14, kBytesV4 = 4 + 4 + 4 + 8 * kFieldsV4;
-constexpr size_t kAlgorithmFields = 12,
+constexpr size_t kAlgorithmFields = 4 + CublasLtAlgorithm::kConfigs,
                  kBytes = kBytesV4 + 8 * kAlgorithmFields;
 constexpr int64_t kMaxDim = int64_t(1) << 40;
 
@@ -55,11 +55,20 @@ Status decodeAlgorithm(const std::string &payload, size_t at,
     return invalid("the algorithm flag is " + std::to_string(recorded));
   CublasLtAlgorithm a;
   bool anySet = false;
-  for (size_t i = 0; i < 8; ++i)
-    anySet |= (a.words[i] = get(payload, at + 8 + 8 * i, 8)) != 0;
-  a.cublasLtVersion = get(payload, at + 72, 8);
-  uint64_t cc = get(payload, at + 80, 8);
-  a.workspaceBytes = get(payload, at + 88, 8);
+  constexpr size_t n = CublasLtAlgorithm::kConfigs;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t v = get(payload, at + 8 + 8 * i, 8);
+    // The id is an int32_t, the shapes uint16_t, the rest uint32_t.
+    uint64_t max = i == 0 ? 0x7fffffffu : i >= 7 ? 0xffffu : 0xffffffffu;
+    if (v > max)
+      return invalid("algorithm configuration attribute " + std::to_string(i) +
+                     " is " + std::to_string(v));
+    a.config[i] = static_cast<uint32_t>(v);
+    anySet |= v != 0;
+  }
+  a.cublasLtVersion = get(payload, at + 8 + 8 * n, 8);
+  uint64_t cc = get(payload, at + 16 + 8 * n, 8);
+  a.workspaceBytes = get(payload, at + 24 + 8 * n, 8);
   if (!recorded) {
     if (anySet || a.cublasLtVersion || cc || a.workspaceBytes)
       return invalid("algorithm fields are set but no algorithm is recorded");
@@ -110,8 +119,8 @@ std::string encodeCublasLtMatmul(const CublasLtMatmulParams &p) {
   CublasLtAlgorithm none;
   const CublasLtAlgorithm &a = p.algorithm ? *p.algorithm : none;
   put<uint64_t>(out, p.algorithm.has_value());
-  for (uint64_t word : a.words)
-    put<uint64_t>(out, word);
+  for (uint32_t value : a.config)
+    put<uint64_t>(out, value);
   put<uint64_t>(out, a.cublasLtVersion);
   put<uint64_t>(out, a.computeCapability);
   put<uint64_t>(out, a.workspaceBytes);

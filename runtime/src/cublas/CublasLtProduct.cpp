@@ -7,6 +7,7 @@
 
 #include "cublas/CublasLtProduct.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace kiln::rt::detail {
@@ -24,6 +25,15 @@ constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;
 constexpr int kPrefMaxWorkspace = 1;
 constexpr int kConfigId = 0, kConfigTile = 1, kConfigSplitK = 2,
               kConfigStages = 6;
+
+/// The bytes of configuration attribute `i`: 16-bit shapes, 32-bit others.
+size_t configBytes(int i) { return i >= 7 ? 2 : 4; }
+// cublasLtMatmulAlgoCapAttributes_t, and the ends of the inner and cluster
+// shape enums (cublasLt.h of CUDA 13.0).
+constexpr int kCapSplitK = 0, kCapReductionMask = 1, kCapSwizzling = 2,
+              kCapTiles = 6, kCapCustomOptionMax = 7, kCapStages = 13;
+constexpr uint32_t kInnerShapeEnd = 5, kClusterShapeEnd = 52;
+constexpr uint32_t kMaxSplitK = 1024;
 
 int cudaType(DataType t) {
   return t == DataType::F16 ? kR16F : t == DataType::BF16 ? kR16BF : kR32F;
@@ -57,9 +67,11 @@ Status CublasLtProduct::init() {
   const CublasLtMatmulParams &p = params_;
   if (Status s = lt.check("cublasLtCreate", api.create(&handle)); !s)
     return s;
-  int compute = p.tf32 ? kCompute32FFastTF32 : kCompute32F;
+  computeType = p.tf32 ? kCompute32FFastTF32 : kCompute32F;
+  inType = cudaType(p.type);
+  outType = cudaType(p.outType);
   if (Status s = lt.check("cublasLtMatmulDescCreate",
-                          api.descCreate(&desc, compute, kR32F));
+                          api.descCreate(&desc, computeType, kR32F));
       !s)
     return s;
   // cuBLASLt's A is our B, its B our A (see the file comment).
@@ -186,18 +198,99 @@ std::string CublasLtProduct::problem() const {
          (p.residual ? ", residual" : "");
 }
 
-std::string CublasLtProduct::describe(const CublasLtAlgo &algo) const {
-  auto attribute = [&](int which) -> std::string {
-    uint32_t value = 0;
+CublasLtAlgorithm CublasLtProduct::record(const CublasLtAlgo &algo) const {
+  CublasLtAlgorithm recorded;
+  for (int i = 0; i < CublasLtAlgorithm::kConfigs; ++i) {
+    uint32_t value = 0; // little-endian: a 16-bit value fills the low half
     size_t written = 0;
-    if (lt.api.algoConfigGetAttribute(&algo, which, &value, sizeof(value),
-                                      &written) != kSuccess)
-      return "?";
-    return std::to_string(value);
+    if (lt.api.algoConfigGetAttribute(&algo, i, &value, configBytes(i),
+                                      &written) == kSuccess)
+      recorded.config[i] = value;
+  }
+  return recorded;
+}
+
+Status
+CublasLtProduct::checkCapabilities(const CublasLtAlgo &algo,
+                                   const CublasLtAlgorithm &recorded) const {
+  auto capability = [&](int which, void *value, size_t bytes) {
+    size_t written = 0;
+    return lt.api.algoCapGetAttribute(&algo, which, value, bytes, &written) ==
+                   kSuccess
+               ? written
+               : size_t(0);
   };
-  return "algorithm " + attribute(kConfigId) + " (tile " +
-         attribute(kConfigTile) + ", stages " + attribute(kConfigStages) +
-         ", split-k " + attribute(kConfigSplitK) + ")";
+  auto listed = [&](int which, uint32_t value) {
+    std::vector<uint32_t> ids(1024);
+    size_t n = capability(which, ids.data(), ids.size() * 4) / 4;
+    // An algorithm without a list takes only 0, "undefined".
+    return n == 0 ? value == 0
+                  : std::find(ids.begin(), ids.begin() + n, value) !=
+                        ids.begin() + n;
+  };
+  int32_t splitK = 0, customMax = 0;
+  uint32_t reductionMask = 0, swizzling = 0;
+  capability(kCapSplitK, &splitK, 4);
+  capability(kCapReductionMask, &reductionMask, 4);
+  capability(kCapSwizzling, &swizzling, 4);
+  capability(kCapCustomOptionMax, &customMax, 4);
+  const uint32_t *c = recorded.config;
+  std::string wrong;
+  if (!listed(kCapTiles, c[kConfigTile]))
+    wrong = "tile " + std::to_string(c[kConfigTile]);
+  else if (!listed(kCapStages, c[kConfigStages]))
+    wrong = "stages " + std::to_string(c[kConfigStages]);
+  else if (c[kConfigSplitK] > (splitK ? kMaxSplitK : 1))
+    wrong = "split-k " + std::to_string(c[kConfigSplitK]);
+  else if (c[3] & ~reductionMask)
+    wrong = "reduction scheme " + std::to_string(c[3]);
+  else if (c[4] > swizzling)
+    wrong = "CTA swizzling " + std::to_string(c[4]);
+  else if (c[5] > uint32_t(std::max(customMax, 0)))
+    wrong = "custom option " + std::to_string(c[5]);
+  else if (c[7] >= kInnerShapeEnd || c[8] >= kClusterShapeEnd)
+    wrong = "inner shape " + std::to_string(c[7]) + " or cluster shape " +
+            std::to_string(c[8]);
+  if (wrong.empty())
+    return Status::ok();
+  return Status(StatusCode::UnsupportedPlan,
+                "algorithm " + std::to_string(c[kConfigId]) + " cannot take " +
+                    wrong + " here");
+}
+
+StatusOr<CublasLtAlgo>
+CublasLtProduct::rebuild(const CublasLtAlgorithm &recorded) const {
+  CublasLtAlgo algo{};
+  if (Status s = lt.check(
+          "cublasLtMatmulAlgoInit",
+          lt.api.algoInit(handle, computeType, kR32F, inType, inType, outType,
+                          outType, static_cast<int>(recorded.config[kConfigId]),
+                          &algo));
+      !s)
+    return s;
+  // Values outside what the algorithm can take are refused here, not given
+  // to cuBLASLt (which indexes its tables with some of them).
+  if (Status s = checkCapabilities(algo, recorded); !s)
+    return s;
+  for (int i = kConfigId + 1; i < CublasLtAlgorithm::kConfigs; ++i) {
+    uint32_t value = recorded.config[i];
+    uint16_t shape = static_cast<uint16_t>(value);
+    const void *bytes =
+        configBytes(i) == 2 ? static_cast<const void *>(&shape) : &value;
+    if (Status s = lt.check(
+            "cublasLtMatmulAlgoConfigSetAttribute",
+            lt.api.algoConfigSetAttribute(&algo, i, bytes, configBytes(i)));
+        !s)
+      return s;
+  }
+  return algo;
+}
+
+std::string CublasLtProduct::describe(const CublasLtAlgorithm &a) {
+  return "algorithm " + std::to_string(a.config[kConfigId]) + " (tile " +
+         std::to_string(a.config[kConfigTile]) + ", stages " +
+         std::to_string(a.config[kConfigStages]) + ", split-k " +
+         std::to_string(a.config[kConfigSplitK]) + ")";
 }
 
 } // namespace kiln::rt::detail

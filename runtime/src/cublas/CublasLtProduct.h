@@ -36,6 +36,13 @@ public:
   /// cublasLtMatmulAlgoCheck of `algo` for this product: OK and its
   /// workspace in `needed`, or the cuBLASLt status that refuses it.
   Status check(const CublasLtAlgo &algo, uint64_t &needed) const;
+  /// `algo`'s configuration, for a plan (workspace, version and compute
+  /// capability are left to the caller).
+  CublasLtAlgorithm record(const CublasLtAlgo &algo) const;
+  /// The algorithm of a recorded configuration, made with
+  /// cublasLtMatmulAlgoInit and cublasLtMatmulAlgoConfigSetAttribute (not
+  /// yet checked), or the cuBLASLt status that refuses it.
+  StatusOr<CublasLtAlgo> rebuild(const CublasLtAlgorithm &recorded) const;
   /// Enqueues D = epilogue(A B [+ C]) with `algo`; `buffers` as the step's.
   /// Thread-safe (a bias address is set in the shared descriptor under a
   /// lock).
@@ -44,17 +51,22 @@ public:
   /// "512x768x3072, batch 1, f16 -> f16, bias epilogue".
   std::string problem() const;
   /// "algorithm 21 (tile 18, stages 8, split-k 1)".
-  std::string describe(const CublasLtAlgo &algo) const;
+  static std::string describe(const CublasLtAlgorithm &algorithm);
   const CublasLtMatmulParams &params() const { return params_; }
 
 private:
   CublasLtProduct(const CublasLt &lt, const CublasLtMatmulParams &params)
       : lt(lt), params_(params) {}
   Status init();
+  /// Whether `algo` (of the recorded id) can take the recorded configuration,
+  /// by cuBLASLt's capability attributes.
+  Status checkCapabilities(const CublasLtAlgo &algo,
+                           const CublasLtAlgorithm &recorded) const;
 
   const CublasLt &lt;
   CublasLtMatmulParams params_;
   std::mutex biasMutex;
+  int computeType = 0, inType = 0, outType = 0;
   void *handle = nullptr, *desc = nullptr;
   void *layoutA = nullptr, *layoutB = nullptr, *layoutD = nullptr;
 };

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
 #include <map>
 #include <random>
 
@@ -143,15 +142,20 @@ StatusOr<TacticChoice> measure(Runtime &runtime, const CublasLt &lt,
   Status lastRefusal = Status::ok();
   int best = -1;
   for (size_t i = 0; i < candidates->size(); ++i) {
-    const auto &candidate = (*candidates)[i];
-    auto us = timeAlgorithm(**product, candidate.algo, scratch, options);
+    // What runs is what a plan gives back: the candidate's configuration,
+    // rebuilt (CublasLtProduct::rebuild), as the runtime will at load.
+    CublasLtAlgorithm configuration = (*product)->record((*candidates)[i].algo);
+    auto rebuilt = (*product)->rebuild(configuration);
+    StatusOr<double> us =
+        rebuilt.isOk() ? timeAlgorithm(**product, *rebuilt, scratch, options)
+                       : StatusOr<double>(rebuilt.status());
     if (!us.isOk()) { // e.g. an alignment this algorithm does not take
       lastRefusal = us.status();
       continue;
     }
     ++choice.timed;
     if (i == 0) {
-      choice.heuristic = (*product)->describe(candidate.algo);
+      choice.heuristic = CublasLtProduct::describe(configuration);
       choice.heuristicUs = *us;
     }
     if (best < 0 || *us < choice.chosenUs) {
@@ -164,14 +168,13 @@ StatusOr<TacticChoice> measure(Runtime &runtime, const CublasLt &lt,
                   "no cuBLASLt candidate for " + choice.problem +
                       " ran: " + lastRefusal.message());
   const auto &chosen = (*candidates)[best];
-  choice.chosen = (*product)->describe(chosen.algo);
-  std::copy(std::begin(chosen.algo.data), std::end(chosen.algo.data),
-            recorded.words);
+  recorded = (*product)->record(chosen.algo);
+  recorded.workspaceBytes = chosen.workspaceSize;
+  choice.chosen = CublasLtProduct::describe(recorded);
   recorded.cublasLtVersion = lt.api.getVersion();
   const DeviceInfo &device = runtime.device();
   recorded.computeCapability = static_cast<uint32_t>(
       device.computeCapabilityMajor * 10 + device.computeCapabilityMinor);
-  recorded.workspaceBytes = chosen.workspaceSize;
   return choice;
 }
 

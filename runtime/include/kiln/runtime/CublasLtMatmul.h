@@ -33,10 +33,16 @@
 
 namespace kiln::rt {
 
-/// A cuBLASLt algorithm, as recorded in a plan.
+/// A cuBLASLt algorithm, as recorded in a plan: its configuration, which
+/// the runtime gives back to cublasLtMatmulAlgoInit and
+/// cublasLtMatmulAlgoConfigSetAttribute (the documented way to keep one;
+/// cublasLtMatmulAlgo_t's bytes are opaque).
 struct CublasLtAlgorithm {
-  /// cublasLtMatmulAlgo_t, as cuBLASLt wrote it (opaque).
-  uint64_t words[8] = {};
+  /// cublasLtMatmulAlgoConfigAttributes_t: the algorithm's id, tile,
+  /// split-k, reduction scheme, CTA swizzling, custom option, stages, inner
+  /// shape and cluster shape, by attribute number (the last two are 16-bit).
+  static constexpr int kConfigs = 9;
+  uint32_t config[kConfigs] = {};
   /// cublasLtGetVersion() of the library that chose it, e.g. 130100.
   uint64_t cublasLtVersion = 0;
   /// The compute capability times ten of the GPU it was chosen on.
