@@ -353,18 +353,8 @@ TEST_F(GpuEngineTest, CublasLtRecordedAlgorithmRunsAndAForeignOneIsRefused) {
   ASSERT_TRUE((*context)->execute());
   std::vector<float> out(m * n);
   ASSERT_TRUE(runtime_->copyToHost(out.data(), *dout, m * n * 4));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = bias[j], magnitude = std::abs(bias[j]);
-      for (int64_t p = 0; p < k; ++p) {
-        double term = double(in[i * k + p]) * w[p * n + j];
-        sum += term;
-        magnitude += std::abs(term);
-      }
-      // Full f32 (no TF32), k + 1 roundings: within 1e-5 of the terms' sum.
-      ASSERT_NEAR(out[i * n + j], std::max(sum, 0.0), 1e-5 * (1 + magnitude))
-          << "at " << i << "," << j;
-    }
+  // Full f32 (no TF32), k + 1 roundings: within 1e-5 of the terms' sum.
+  EXPECT_EQ(reluBiasProductMismatches(out, in, w, bias, m, n, k, 1e-5), "");
   runtime_->free(*din);
   runtime_->free(*dout);
   std::fprintf(stderr, "the recorded algorithm computed the product\n");

@@ -6,6 +6,8 @@
 
 #include "PlanTestUtil.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -382,6 +384,30 @@ void fixHeaderCrc(std::string &file) {
 void fixCrcs(std::string &file) {
   writeLE32(file, 40, referenceCrc32(file.data() + 64, file.size() - 64));
   fixHeaderCrc(file);
+}
+
+std::string reluBiasProductMismatches(const std::vector<float> &out,
+                                      const std::vector<float> &in,
+                                      const std::vector<float> &w,
+                                      const std::vector<float> &bias, int64_t m,
+                                      int64_t n, int64_t k, double rtol) {
+  std::string mismatches;
+  int count = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = bias[j], magnitude = std::abs(bias[j]);
+      for (int64_t p = 0; p < k; ++p) {
+        double term = double(in[i * k + p]) * w[p * n + j];
+        sum += term;
+        magnitude += std::abs(term);
+      }
+      double expected = std::max(sum, 0.0), got = out[i * n + j];
+      if (!(std::abs(got - expected) <= rtol * (1 + magnitude)) && count++ < 5)
+        mismatches += std::to_string(i) + "," + std::to_string(j) + ": got " +
+                      std::to_string(got) + ", expected " +
+                      std::to_string(expected) + "; ";
+    }
+  return mismatches;
 }
 
 } // namespace kiln::rt::test

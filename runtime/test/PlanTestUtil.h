@@ -43,6 +43,16 @@ PlanContents addPlan(int64_t n, const std::vector<float> &w);
 /// `n` floats in [-100, 100) from a fixed seed.
 std::vector<float> randomFloats(size_t n, unsigned seed);
 
+/// The elements of `out` (m x n) that differ from relu(in (m x k) * w (k x n)
+/// + bias), computed in f64, by more than `rtol` times the sum of the
+/// magnitudes of their terms (plus 1), as "i,j: got x, expected y" (the
+/// first 5); empty when all match.
+std::string reluBiasProductMismatches(const std::vector<float> &out,
+                                      const std::vector<float> &in,
+                                      const std::vector<float> &w,
+                                      const std::vector<float> &bias, int64_t m,
+                                      int64_t n, int64_t k, double rtol);
+
 /// Field-by-field equality, with a description of the first difference.
 bool plansEqual(const PlanContents &a, const PlanContents &b,
                 std::string &difference);
