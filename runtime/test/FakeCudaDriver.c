@@ -259,8 +259,13 @@ struct CUctx_st {
 };
 static struct CUctx_st primaryContext;
 static atomic_int primaryRefs;
-/* As in the real driver, each thread has its own current context. */
-static _Thread_local CUcontext currentContext;
+/* As in the real driver, each thread has its own current context. In the
+ * static TLS block (initial-exec): dynamic TLS of a dlopen'ed library is
+ * what LeakSanitizer's thread scan crashes on (gcc 12's libsanitizer reads
+ * a stale DTLS range at exit once the executable's static TLS leaves no
+ * room for the library's), and 8 bytes fit glibc's reserve for this. */
+static __attribute__((
+    tls_model("initial-exec"))) _Thread_local CUcontext currentContext;
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
   FAULT("cuDevicePrimaryCtxRetain", CUDA_ERROR_UNKNOWN);
