@@ -257,23 +257,28 @@ void Layer::set(const char *setter, int field, double v) const {
   state->update();
 }
 
-ConvolutionLayer &ConvolutionLayer::setStride(const Dims &v) {
-  set("ConvolutionLayer::setStride", Field::Stride, v);
-  return *this;
+template <typename Self> Self &WindowedLayer<Self>::setStride(const Dims &v) {
+  set("setStride", Field::Stride, v);
+  return static_cast<Self &>(*this);
 }
-ConvolutionLayer &ConvolutionLayer::setPadding(const Dims &v) {
-  set("ConvolutionLayer::setPadding", Field::PrePadding, v);
-  set("ConvolutionLayer::setPadding", Field::PostPadding, v);
-  return *this;
+template <typename Self> Self &WindowedLayer<Self>::setPadding(const Dims &v) {
+  set("setPadding", Field::PrePadding, v);
+  set("setPadding", Field::PostPadding, v);
+  return static_cast<Self &>(*this);
 }
-ConvolutionLayer &ConvolutionLayer::setPrePadding(const Dims &v) {
-  set("ConvolutionLayer::setPrePadding", Field::PrePadding, v);
-  return *this;
+template <typename Self>
+Self &WindowedLayer<Self>::setPrePadding(const Dims &v) {
+  set("setPrePadding", Field::PrePadding, v);
+  return static_cast<Self &>(*this);
 }
-ConvolutionLayer &ConvolutionLayer::setPostPadding(const Dims &v) {
-  set("ConvolutionLayer::setPostPadding", Field::PostPadding, v);
-  return *this;
+template <typename Self>
+Self &WindowedLayer<Self>::setPostPadding(const Dims &v) {
+  set("setPostPadding", Field::PostPadding, v);
+  return static_cast<Self &>(*this);
 }
+template class WindowedLayer<ConvolutionLayer>;
+template class WindowedLayer<PoolingLayer>;
+
 ConvolutionLayer &ConvolutionLayer::setDilation(const Dims &v) {
   set("ConvolutionLayer::setDilation", Field::Dilation, v);
   return *this;
@@ -283,23 +288,6 @@ ConvolutionLayer &ConvolutionLayer::setNbGroups(int64_t groups) {
   return *this;
 }
 
-PoolingLayer &PoolingLayer::setStride(const Dims &v) {
-  set("PoolingLayer::setStride", Field::Stride, v);
-  return *this;
-}
-PoolingLayer &PoolingLayer::setPadding(const Dims &v) {
-  set("PoolingLayer::setPadding", Field::PrePadding, v);
-  set("PoolingLayer::setPadding", Field::PostPadding, v);
-  return *this;
-}
-PoolingLayer &PoolingLayer::setPrePadding(const Dims &v) {
-  set("PoolingLayer::setPrePadding", Field::PrePadding, v);
-  return *this;
-}
-PoolingLayer &PoolingLayer::setPostPadding(const Dims &v) {
-  set("PoolingLayer::setPostPadding", Field::PostPadding, v);
-  return *this;
-}
 PoolingLayer &PoolingLayer::setAverageCountExcludesPadding(bool excludes) {
   set("PoolingLayer::setAverageCountExcludesPadding",
       Field::CountExcludesPadding, excludes ? 1.0 : 0.0);

@@ -155,31 +155,35 @@ protected:
   int64_t id = -1;
 };
 
-/// Convolutions and deconvolutions: strides, padding (the same before and
-/// after, or each side), dilations and groups. Defaults: stride 1, no
-/// padding, dilation 1, one group.
-class ConvolutionLayer : public Layer {
+/// The settings of windowed layers (convolutions, deconvolutions,
+/// pooling): strides and padding, the same before and after or each side.
+/// Default: no padding.
+template <typename Self> class WindowedLayer : public Layer {
 public:
   using Layer::Layer;
-  ConvolutionLayer(Layer layer) : Layer(layer) {}
-  ConvolutionLayer &setStride(const Dims &stride);
-  ConvolutionLayer &setPadding(const Dims &padding);
-  ConvolutionLayer &setPrePadding(const Dims &padding);
-  ConvolutionLayer &setPostPadding(const Dims &padding);
+  WindowedLayer(Layer layer) : Layer(layer) {}
+  Self &setStride(const Dims &stride);
+  Self &setPadding(const Dims &padding);
+  Self &setPrePadding(const Dims &padding);
+  Self &setPostPadding(const Dims &padding);
+};
+
+/// Convolutions and deconvolutions: also dilations and groups. Defaults:
+/// stride 1, dilation 1, one group.
+class ConvolutionLayer : public WindowedLayer<ConvolutionLayer> {
+public:
+  ConvolutionLayer() = default;
+  ConvolutionLayer(Layer layer) : WindowedLayer(layer) {}
   ConvolutionLayer &setDilation(const Dims &dilation);
   ConvolutionLayer &setNbGroups(int64_t groups);
 };
 using DeconvolutionLayer = ConvolutionLayer;
 
-class PoolingLayer : public Layer {
+/// Pooling: the stride defaults to the window.
+class PoolingLayer : public WindowedLayer<PoolingLayer> {
 public:
-  using Layer::Layer;
-  PoolingLayer(Layer layer) : Layer(layer) {}
-  /// Default: the window.
-  PoolingLayer &setStride(const Dims &stride);
-  PoolingLayer &setPadding(const Dims &padding);
-  PoolingLayer &setPrePadding(const Dims &padding);
-  PoolingLayer &setPostPadding(const Dims &padding);
+  PoolingLayer() = default;
+  PoolingLayer(Layer layer) : WindowedLayer(layer) {}
   /// Average pooling: whether padding is left out of the count (default
   /// true, as in the seeds).
   PoolingLayer &setAverageCountExcludesPadding(bool excludes);
