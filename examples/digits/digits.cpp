@@ -8,15 +8,21 @@
 // accuracy against the training script's own.
 //
 //   kiln-digits [--backend=gpu|reference] [--fp16] [--plan FILE]
-//               [--weights FILE] [--heldout FILE]
+//               [--weights FILE] [--heldout FILE] [--onnx FILE]
 //
-// Exits 0 when the accuracy is within 0.5 points of the training script's,
-// 1 otherwise or on an error (which it names); --backend=gpu without a GPU
-// is an error, the default takes the GPU when there is one.
+// With --onnx, the same network exported to ONNX by the training script
+// (digits.onnx) is compiled as kiln-compile compiles a model and run on the
+// same backend: its predictions must be the same as the API's.
+//
+// Exits 0 when the accuracy is within 0.5 points of the training script's
+// (and the ONNX model agrees), 1 otherwise or on an error (which it names);
+// --backend=gpu without a GPU is an error, the default takes the GPU when
+// there is one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Builder/Builder.h"
+#include "kiln/Compiler/Compiler.h"
 #include "kiln/runtime/Runtime.h"
 #include "kiln/tooling/PlanRunner.h"
 
@@ -114,7 +120,7 @@ std::string readHeldOut(const std::string &path, HeldOut &out) {
 int main(int argc, char **argv) {
   std::string dir = KILN_DIGITS_DIR, backend, planPath = "digits.kplan";
   std::string weightsPath = dir + "/digits.weights",
-              heldOutPath = dir + "/heldout.bin";
+              heldOutPath = dir + "/heldout.bin", onnxPath;
   BuilderConfig config;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -131,6 +137,8 @@ int main(int argc, char **argv) {
       weightsPath = argv[++i];
     else if (a == "--heldout" && i + 1 < argc)
       heldOutPath = argv[++i];
+    else if (a == "--onnx" && i + 1 < argc)
+      onnxPath = argv[++i];
     else {
       std::fprintf(stderr, "kiln-digits: unknown argument '%s'\n", argv[i]);
       return 1;
@@ -213,12 +221,15 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  auto runPlan = [&](const std::string &bytes,
+                     std::vector<tooling::HostTensor> &out) {
+    auto runner = tooling::PlanRunner::create(*runtime, bytes);
+    return runner ? (*runner)->run({*input}, out) : runner.status();
+  };
   if (runtime) {
     std::string bytes;
     readFile(planPath, bytes); // the plan as written, deserialized
-    auto runner = tooling::PlanRunner::create(*runtime, bytes);
-    rt::Status s = runner ? (*runner)->run({*input}, outputs) : runner.status();
-    if (!s) {
+    if (rt::Status s = runPlan(bytes, outputs); !s) {
       std::fprintf(stderr, "kiln-digits: %s\n", s.toString().c_str());
       return 1;
     }
@@ -240,14 +251,16 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 10; ++k)
     std::printf("  %d %6.4f %s\n", k, p.at(k),
                 std::string(size_t(std::lround(p.at(k) * 40)), '#').c_str());
-  int64_t correct = 0;
-  for (int64_t i = 0; i < n; ++i) {
+  auto predicted = [](const tooling::HostTensor &probs, int64_t i) {
     int best = 0;
     for (int k = 1; k < 10; ++k)
-      if (p.at(i * 10 + k) > p.at(i * 10 + best))
+      if (probs.at(i * 10 + k) > probs.at(i * 10 + best))
         best = k;
-    correct += best == heldOut.labels[i];
-  }
+    return best;
+  };
+  int64_t correct = 0;
+  for (int64_t i = 0; i < n; ++i)
+    correct += predicted(p, i) == heldOut.labels[i];
   double accuracy = 100.0 * double(correct) / double(n);
   bool close = std::abs(accuracy - trained.accuracy) <= 0.5;
   std::printf("accuracy on %lld held-out digits (%s): %.2f%%; the training "
@@ -255,5 +268,44 @@ int main(int argc, char **argv) {
               static_cast<long long>(n), runtime ? "GPU" : "CPU reference",
               accuracy, double(trained.accuracy),
               close ? "within 0.5 points" : "MORE than 0.5 points apart");
-  return close ? 0 : 1;
+  if (onnxPath.empty())
+    return close ? 0 : 1;
+
+  // The ONNX export, compiled as kiln-compile does, on the same backend.
+  mlir::kiln::CompilerOptions options;
+  options.kernels.precision = config.fp16 ? "fp16" : "fp32";
+  mlir::kiln::Compiler compiler(options);
+  mlir::kiln::DiagnosticPrinter printer(compiler.getContext(), "kiln-digits");
+  auto module = compiler.importFile(onnxPath);
+  if (mlir::failed(module))
+    return 1;
+  std::vector<tooling::HostTensor> onnxOutputs;
+  rt::Status ran = rt::Status::ok();
+  if (runtime) {
+    auto onnxPlan = compiler.compileToPlan(**module);
+    if (mlir::failed(onnxPlan))
+      return 1;
+    ran = runPlan(*onnxPlan, onnxOutputs);
+  } else {
+    auto executor = compiler.compileReference(std::move(*module));
+    if (mlir::failed(executor))
+      return 1;
+    ran = (*executor)->run({*input}, onnxOutputs);
+  }
+  if (!ran) {
+    std::fprintf(stderr, "kiln-digits: %s: %s\n", onnxPath.c_str(),
+                 ran.toString().c_str());
+    return 1;
+  }
+  int64_t same = 0;
+  for (int64_t i = 0; i < n; ++i)
+    same += predicted(onnxOutputs[0], i) == predicted(p, i);
+  rt::Status closeProbs = tooling::compareTensors(
+      onnxOutputs[0], p, tooling::Tolerance{config.fp16 ? 2e-2 : 1e-4, 0});
+  std::printf("%s: the same prediction for %lld of %lld digits; "
+              "probabilities %s\n",
+              onnxPath.c_str(), static_cast<long long>(same),
+              static_cast<long long>(n),
+              closeProbs ? "match" : closeProbs.message().c_str());
+  return close && same == n && closeProbs ? 0 : 1;
 }

@@ -14,6 +14,8 @@ SGD with momentum 0.9, batch 32, learning rate 0.05, cross-entropy, seeded.
 Writes (the format is in examples/digits/README.md):
     digits.weights  the trained weights and the held-out accuracy measured here
     heldout.bin     the held-out digits (pixels 0..16) and their labels
+    digits.onnx     the same network as an ONNX model (opset 17, batch 360),
+                    which kiln-digits --onnx checks against the API's
 """
 import os
 import struct
@@ -66,6 +68,29 @@ def grads(params, x, y):
     return [gw1, dconv.sum((0, 1)), gw2, gb2]
 
 
+def write_onnx(params, batch, path):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
+    nodes = [
+        helper.make_node("Conv", ["digits", "w1", "b1"], ["conv"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["conv"], ["relu"]),
+        helper.make_node("MaxPool", ["relu"], ["pool"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Flatten", ["pool"], ["flat"]),
+        helper.make_node("Gemm", ["flat", "w2", "b2"], ["logits"], transB=1),
+        helper.make_node("Softmax", ["logits"], ["prob"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "digits",
+        [helper.make_tensor_value_info("digits", TensorProto.FLOAT, [batch, 1, 8, 8])],
+        [helper.make_tensor_value_info("prob", TensorProto.FLOAT, [batch, 10])],
+        [numpy_helper.from_array(a, n) for a, n in
+         [(w1, "w1"), (b1, "b1"), (w2, "w2"), (b2, "b2")]])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     digits = load_digits()
@@ -96,6 +121,7 @@ def main():
             f.write(struct.pack("<I", len(name)) + name.encode())
             f.write(struct.pack("<I", p.ndim) + struct.pack(f"<{p.ndim}q", *p.shape))
             f.write(p.astype("<f4").tobytes())
+    write_onnx(params, len(yte), os.path.join(out, "digits.onnx"))
     with open(os.path.join(out, "heldout.bin"), "wb") as f:
         f.write(b"KDH1" + struct.pack("<I", len(yte)))
         f.write(pte.astype(np.uint8).tobytes())
