@@ -10,6 +10,7 @@
 
 #include "NetworkState.h"
 
+#include "kiln/Dialect/Kiln/IR/CheckedBuild.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -77,20 +78,8 @@ private:
     OperationState state(loc, OpTy::getOperationName());
     state.addOperands(operands);
     state.addAttributes(attributes);
-    DictionaryAttr dict = state.attributes.getDictionary(b.getContext());
-    OpaqueProperties properties = nullptr;
-    if constexpr (!std::is_same_v<typename OpTy::Properties, EmptyProperties>) {
-      properties = &state.getOrAddProperties<typename OpTy::Properties>();
-      state.name.populateDefaultProperties(properties);
-      if (failed(state.name.getRegisteredInfo()->setOpPropertiesFromAttribute(
-              state.name, properties, dict, [&] { return emitError(loc); })))
-        return failure();
-    }
-    SmallVector<Type> types;
-    if (failed(OpTy::inferReturnTypes(b.getContext(), loc, operands, dict,
-                                      properties, state.regions, types)))
+    if (failed(inferResultTypes<OpTy>(b, state)))
       return failure();
-    state.addTypes(types);
     return finish(state);
   }
   template <typename OpTy>
@@ -101,12 +90,10 @@ private:
     return finish(state);
   }
   FailureOr<Value> finish(OperationState &state) {
-    Operation *op = b.create(state);
-    if (failed(mlir::verify(op))) {
-      op->erase();
+    FailureOr<Operation *> op = createVerified(b, state);
+    if (failed(op))
       return failure();
-    }
-    return op->getResult(0);
+    return (*op)->getResult(0);
   }
   NamedAttribute named(StringRef name, Attribute a) {
     return b.getNamedAttr(name, a);

@@ -11,6 +11,7 @@
 #ifndef KILN_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
 #define KILN_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
 
+#include "kiln/Dialect/Kiln/IR/CheckedBuild.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -77,23 +78,10 @@ public:
   FailureOr<Value> create(ValueRange operands,
                           ArrayRef<NamedAttribute> attributes = {}) {
     OperationState state(loc, OpTy::getOperationName());
-    if (failed(prepare(state, operands, attributes)))
+    // A failure's message is captured as a diagnostic.
+    if (failed(prepare(state, operands, attributes)) ||
+        failed(inferResultTypes<OpTy>(b, state)))
       return failure();
-    DictionaryAttr dict = state.attributes.getDictionary(b.getContext());
-    OpaqueProperties properties = nullptr;
-    if constexpr (!std::is_same_v<typename OpTy::Properties, EmptyProperties>) {
-      properties = &state.getOrAddProperties<typename OpTy::Properties>();
-      // Defaults first (inference reads them), then the given attributes.
-      state.name.populateDefaultProperties(properties);
-      if (failed(state.name.getRegisteredInfo()->setOpPropertiesFromAttribute(
-              state.name, properties, dict, [&] { return emitError(loc); })))
-        return failure();
-    }
-    SmallVector<Type> types;
-    if (failed(OpTy::inferReturnTypes(b.getContext(), loc, operands, dict,
-                                      properties, state.regions, types)))
-      return failure(); // The message was captured as a diagnostic.
-    state.addTypes(types);
     return finish(state);
   }
   /// Creates an op with the given result type (reshape, cast, resize).

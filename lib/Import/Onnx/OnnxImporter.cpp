@@ -427,11 +427,10 @@ LogicalResult NodeContext::prepare(OperationState &state, ValueRange operands,
 }
 
 FailureOr<Value> NodeContext::finish(OperationState &state) {
-  Operation *op = b.create(state);
-  if (failed(mlir::verify(op))) {
-    op->erase();
+  FailureOr<Operation *> created = createVerified(b, state);
+  if (failed(created))
     return failure();
-  }
+  Operation *op = *created;
   // Shapes are static, so what an exported network computes from shapes
   // and constants (a Reshape's target, an Expand's shape, a mask) is a
   // constant: fold it now, for the nodes that need it as one.
