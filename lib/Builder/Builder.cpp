@@ -10,7 +10,6 @@
 
 #include "NetworkState.h"
 #include "kiln/Compiler/Compiler.h"
-#include "mlir/IR/Diagnostics.h"
 
 namespace kiln {
 
@@ -57,13 +56,7 @@ Builder::buildSerializedPlan(const NetworkDefinition &network,
   if (config.bf16)
     options.kernels.precision = "bf16";
   mlir::kiln::Compiler compiler(options);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler capture(
-      &compiler.getContext(), [&](mlir::Diagnostic &diag) {
-        if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
-          diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
-        return mlir::success();
-      });
+  mlir::kiln::DiagnosticCollector diagnostics(compiler.getContext());
   std::string error;
   auto module = state.buildModule(compiler.getContext(), error);
   if (mlir::failed(module))
@@ -72,7 +65,7 @@ Builder::buildSerializedPlan(const NetworkDefinition &network,
       compiler.compileToPlan(**module, mlir::kiln::Phase::Import);
   if (mlir::failed(plan))
     return refuse(rt::StatusCode::Internal,
-                  "compiling the network failed: " + diagnostics);
+                  "compiling the network failed: " + diagnostics.errors());
   return std::move(*plan);
 }
 
@@ -85,13 +78,8 @@ rt::Status Builder::runReference(const NetworkDefinition &network,
     return rt::Status(rt::StatusCode::InvalidArgument,
                       "the network has errors, the first: " + errors.front());
   mlir::kiln::Compiler compiler;
-  std::string diagnostics, error;
-  mlir::ScopedDiagnosticHandler capture(
-      &compiler.getContext(), [&](mlir::Diagnostic &diag) {
-        if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
-          diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
-        return mlir::success();
-      });
+  mlir::kiln::DiagnosticCollector diagnostics(compiler.getContext());
+  std::string error;
   auto module = state.buildModule(compiler.getContext(), error);
   if (mlir::failed(module))
     return rt::Status(rt::StatusCode::InvalidArgument, error);
@@ -99,7 +87,8 @@ rt::Status Builder::runReference(const NetworkDefinition &network,
       compiler.compileReference(std::move(*module), mlir::kiln::Phase::Import);
   if (mlir::failed(executor))
     return rt::Status(rt::StatusCode::Internal,
-                      "compiling the reference failed: " + diagnostics);
+                      "compiling the reference failed: " +
+                          diagnostics.errors());
   return (*executor)->run(inputs, outputs);
 }
 

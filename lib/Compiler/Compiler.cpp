@@ -181,6 +181,21 @@ Compiler::compileReference(OwningOpRef<ModuleOp> module, Phase from) {
                                     options_.referenceFusionGroups);
 }
 
+/// "<file>:<line>:<col>: <message>", or the message alone when the
+/// diagnostic has no file location.
+static std::string formatDiagnostic(Diagnostic &diag) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {
+    os << file.getFilename().getValue();
+    if (file.getLine())
+      os << ":" << file.getLine() << ":" << file.getColumn();
+    os << ": ";
+  }
+  os << diag.str();
+  return text;
+}
+
 DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context, std::string tool)
     : context(context) {
   id = context.getDiagEngine().registerHandler(
@@ -201,17 +216,33 @@ DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context, std::string tool)
           os << "note: ";
           break;
         }
-        if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {
-          os << file.getFilename().getValue();
-          if (file.getLine())
-            os << ":" << file.getLine() << ":" << file.getColumn();
-          os << ": ";
-        }
-        os << diag.str() << "\n";
+        os << formatDiagnostic(diag) << "\n";
         return success();
       });
 }
 
 DiagnosticPrinter::~DiagnosticPrinter() {
   context.getDiagEngine().eraseHandler(id);
+}
+
+DiagnosticCollector::DiagnosticCollector(MLIRContext &context)
+    : context(context) {
+  id = context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      errors_.push_back(formatDiagnostic(diag));
+    else if (diag.getSeverity() == DiagnosticSeverity::Warning)
+      warnings_.push_back(formatDiagnostic(diag));
+    return success();
+  });
+}
+
+DiagnosticCollector::~DiagnosticCollector() {
+  context.getDiagEngine().eraseHandler(id);
+}
+
+std::string DiagnosticCollector::errors() const {
+  std::string text;
+  for (const std::string &error : errors_)
+    text += (text.empty() ? "" : "; ") + error;
+  return text;
 }

@@ -192,121 +192,155 @@ bool mlir::kiln::targetsGivenOnCL() {
   return codegenRegistered && given(codegenOptions->targets);
 }
 
-FailureOr<CompilerOptions>
-mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
-                                     std::string &error) {
+namespace {
+template <typename T, typename Option>
+void copyIfGiven(std::optional<T> &to, const Option &option) {
+  if (given(option))
+    to = option;
+}
+} // namespace
+
+::kiln::CompileSettings mlir::kiln::getCompileSettingsFromCL() {
+  ::kiln::CompileSettings s;
   if (codegenRegistered) {
     CodegenCLOptions &cl = *codegenOptions;
-    if (given(cl.targets)) {
-      FailureOr<std::vector<unsigned>> archs = parseTargets(cl.targets, error);
-      if (failed(archs)) {
-        error = "--target: " + error;
-        return failure();
-      }
-      options.target.archs = *archs;
-    }
-    if (given(cl.cudaPath))
-      options.target.cudaPath = cl.cudaPath;
-    if (given(cl.ptxas))
-      options.target.ptxas = cl.ptxas;
-    if (given(cl.cubin))
-      options.target.cubin = cl.cubin;
+    copyIfGiven(s.targets, cl.targets);
+    copyIfGiven(s.cudaPath, cl.cudaPath);
+    copyIfGiven(s.ptxas, cl.ptxas);
+    copyIfGiven(s.cubin, cl.cubin);
     if (given(cl.noCubin) && cl.noCubin)
-      options.target.cubin = false;
-    if (given(cl.kernelThreads))
-      options.kernels.threads = cl.kernelThreads;
-    if (given(cl.itemsPerThread))
-      options.kernels.itemsPerThread = cl.itemsPerThread;
+      s.cubin = false;
+    copyIfGiven(s.kernelThreads, cl.kernelThreads);
+    copyIfGiven(s.itemsPerThread, cl.itemsPerThread);
     if (given(cl.noCublasLt) && cl.noCublasLt)
-      options.kernels.cublasLt = false;
+      s.cublasLt = false;
     if (given(cl.noTf32) && cl.noTf32)
-      options.kernels.tf32 = false;
-    if (given(cl.cublasLtMinFlops)) {
-      if (cl.cublasLtMinFlops < 0) {
-        error = "--cublaslt-min-flops must be at least 0, got " +
-                std::to_string(cl.cublasLtMinFlops);
-        return failure();
-      }
-      options.kernels.cublasLtMinFlops = cl.cublasLtMinFlops;
-    }
-    if (given(cl.tune))
-      options.tune = cl.tune;
-    if (given(cl.tuneCandidates)) {
-      if (cl.tuneCandidates < 1 || cl.tuneCandidates > 64) {
-        error = "--tune-candidates must be between 1 and 64, got " +
-                std::to_string(cl.tuneCandidates);
-        return failure();
-      }
-      options.tuneCandidates = cl.tuneCandidates;
-    }
-    if (given(cl.fp16) && given(cl.bf16) && cl.fp16 && cl.bf16) {
-      error = "--fp16 and --bf16 exclude each other (choose one reduced "
-              "precision; --layer-precision sets single layers)";
-      return failure();
-    }
-    if (given(cl.fp16) && cl.fp16)
-      options.kernels.precision = "fp16";
-    if (given(cl.bf16) && cl.bf16)
-      options.kernels.precision = "bf16";
-    for (const std::string &spec : cl.layerPrecision) {
-      auto [name, value] = llvm::StringRef(spec).rsplit('=');
-      if (name.empty() ||
-          !llvm::is_contained({"fp32", "fp16", "bf16"}, value)) {
-        error = "--layer-precision expects NAME=fp32, NAME=fp16 or NAME=bf16, "
-                "got '" +
-                spec + "'";
-        return failure();
-      }
-      options.kernels.layerPrecision.push_back(spec);
-    }
-    if (given(cl.optLevel)) {
-      if (cl.optLevel < 0 || cl.optLevel > 3) {
-        error = "--opt-level must be 0, 1, 2 or 3, got " +
-                std::to_string(cl.optLevel);
-        return failure();
-      }
-      options.optLevel = cl.optLevel;
-    }
-    if (given(cl.referenceFusionGroups))
-      options.referenceFusionGroups = cl.referenceFusionGroups;
+      s.tf32 = false;
+    copyIfGiven(s.cublasLtMinFlops, cl.cublasLtMinFlops);
+    copyIfGiven(s.tune, cl.tune);
+    copyIfGiven(s.tuneCandidates, cl.tuneCandidates);
+    copyIfGiven(s.fp16, cl.fp16);
+    copyIfGiven(s.bf16, cl.bf16);
+    s.layerPrecision.assign(cl.layerPrecision.begin(), cl.layerPrecision.end());
+    copyIfGiven(s.optLevel, cl.optLevel);
+    copyIfGiven(s.referenceFusionGroups, cl.referenceFusionGroups);
     if (given(cl.noOptimize) && cl.noOptimize)
-      options.optLevel = 0;
-    if (given(cl.maxMemory)) {
-      std::optional<uint64_t> bytes = parseBytes(cl.maxMemory);
-      if (!bytes) {
-        error = "--max-memory expects a positive byte count with an optional "
-                "K, M, G or T, got '" +
-                cl.maxMemory + "'";
-        return failure();
-      }
-      options.maxMemoryBytes = *bytes;
-    }
+      s.optLevel = 0;
+    copyIfGiven(s.maxMemory, cl.maxMemory);
   }
   if (importRegistered) {
     ImportCLOptions &cl = *importOptions;
-    for (const std::string &spec : cl.inputShapes) {
-      std::string name;
-      SmallVector<int64_t> shape;
-      if (!parseShape(spec, name, shape)) {
-        error = "--input-shape expects name=AxBxC, got '" + spec + "'";
-        return failure();
-      }
-      options.import.inputShapes[name] = shape;
-    }
-    for (const std::string &spec : cl.constantInputs) {
-      auto [name, file] = llvm::StringRef(spec).rsplit('=');
-      if (name.empty() || file.empty()) {
-        error = "--constant-input expects name=file, got '" + spec + "'";
-        return failure();
-      }
-      options.import.constantInputs[name] = file.str();
-    }
+    s.inputShapes.assign(cl.inputShapes.begin(), cl.inputShapes.end());
+    s.constantInputs.assign(cl.constantInputs.begin(), cl.constantInputs.end());
     if (cl.batch >= 0)
-      options.import.batch = cl.batch;
-    if (given(cl.maxModelBytes))
-      options.import.maxFileBytes = cl.maxModelBytes;
+      s.batch = cl.batch;
+    copyIfGiven(s.maxModelBytes, cl.maxModelBytes);
   }
+  return s;
+}
+
+FailureOr<CompilerOptions>
+mlir::kiln::getCompilerOptionsFromCL(CompilerOptions options,
+                                     std::string &error) {
+  if (failed(applyCompileSettings(getCompileSettingsFromCL(), options, error)))
+    return failure();
   return options;
+}
+
+LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
+                                               CompilerOptions &options,
+                                               std::string &error) {
+  auto fail = [&](std::string why) {
+    error = std::move(why);
+    return failure();
+  };
+  if (s.targets) {
+    FailureOr<std::vector<unsigned>> archs = parseTargets(*s.targets, error);
+    if (failed(archs))
+      return fail("--target: " + error);
+    options.target.archs = *archs;
+  }
+  if (s.cudaPath)
+    options.target.cudaPath = *s.cudaPath;
+  if (s.ptxas)
+    options.target.ptxas = *s.ptxas;
+  if (s.cubin)
+    options.target.cubin = *s.cubin;
+  if (s.kernelThreads)
+    options.kernels.threads = *s.kernelThreads;
+  if (s.itemsPerThread)
+    options.kernels.itemsPerThread = *s.itemsPerThread;
+  if (s.cublasLt)
+    options.kernels.cublasLt = *s.cublasLt;
+  if (s.tf32)
+    options.kernels.tf32 = *s.tf32;
+  if (s.cublasLtMinFlops) {
+    if (*s.cublasLtMinFlops < 0)
+      return fail("--cublaslt-min-flops must be at least 0, got " +
+                  std::to_string(*s.cublasLtMinFlops));
+    options.kernels.cublasLtMinFlops = *s.cublasLtMinFlops;
+  }
+  if (s.tune)
+    options.tune = *s.tune;
+  if (s.tuneCandidates) {
+    if (*s.tuneCandidates < 1 || *s.tuneCandidates > 64)
+      return fail("--tune-candidates must be between 1 and 64, got " +
+                  std::to_string(*s.tuneCandidates));
+    options.tuneCandidates = *s.tuneCandidates;
+  }
+  if (s.fp16.value_or(false) && s.bf16.value_or(false))
+    return fail("--fp16 and --bf16 exclude each other (choose one reduced "
+                "precision; --layer-precision sets single layers)");
+  if (s.fp16.value_or(false))
+    options.kernels.precision = "fp16";
+  if (s.bf16.value_or(false))
+    options.kernels.precision = "bf16";
+  for (const std::string &spec : s.layerPrecision) {
+    auto [name, value] = llvm::StringRef(spec).rsplit('=');
+    if (name.empty() || !llvm::is_contained({"fp32", "fp16", "bf16"}, value))
+      return fail("--layer-precision expects NAME=fp32, NAME=fp16 or "
+                  "NAME=bf16, got '" +
+                  spec + "'");
+    options.kernels.layerPrecision.push_back(spec);
+  }
+  if (s.optLevel) {
+    if (*s.optLevel < 0 || *s.optLevel > 3)
+      return fail("--opt-level must be 0, 1, 2 or 3, got " +
+                  std::to_string(*s.optLevel));
+    options.optLevel = *s.optLevel;
+  }
+  if (s.referenceFusionGroups)
+    options.referenceFusionGroups = *s.referenceFusionGroups;
+  if (s.maxMemory) {
+    std::optional<uint64_t> bytes = parseBytes(*s.maxMemory);
+    if (!bytes)
+      return fail("--max-memory expects a positive byte count with an "
+                  "optional K, M, G or T, got '" +
+                  *s.maxMemory + "'");
+    options.maxMemoryBytes = *bytes;
+  }
+  for (const std::string &spec : s.inputShapes) {
+    std::string name;
+    SmallVector<int64_t> shape;
+    if (!parseShape(spec, name, shape))
+      return fail("--input-shape expects name=AxBxC, got '" + spec + "'");
+    options.import.inputShapes[name] = shape;
+  }
+  for (const std::string &spec : s.constantInputs) {
+    auto [name, file] = llvm::StringRef(spec).rsplit('=');
+    if (name.empty() || file.empty())
+      return fail("--constant-input expects name=file, got '" + spec + "'");
+    options.import.constantInputs[name] = file.str();
+  }
+  if (s.batch) {
+    if (*s.batch < 0)
+      return fail("--batch must be at least 0, got " +
+                  std::to_string(*s.batch));
+    options.import.batch = *s.batch;
+  }
+  if (s.maxModelBytes)
+    options.import.maxFileBytes = *s.maxModelBytes;
+  return success();
 }
 
 std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {

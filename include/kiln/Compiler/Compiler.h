@@ -27,6 +27,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir::kiln {
 
@@ -98,6 +99,24 @@ public:
 private:
   MLIRContext &context;
   uint64_t id;
+};
+
+/// Keeps the errors and warnings of `context` while it lives, each as
+/// "<file>:<line>:<col>: <message>" (the location when it has one), for
+/// front ends that report them instead of printing them (the network API,
+/// the Python package).
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context);
+  ~DiagnosticCollector();
+  /// The errors so far, joined with "; " ("" when none).
+  std::string errors() const;
+  const std::vector<std::string> &warnings() const { return warnings_; }
+
+private:
+  MLIRContext &context;
+  uint64_t id;
+  std::vector<std::string> errors_, warnings_;
 };
 
 } // namespace mlir::kiln

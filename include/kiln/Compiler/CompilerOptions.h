@@ -11,6 +11,7 @@
 #ifndef KILN_COMPILER_COMPILEROPTIONS_H
 #define KILN_COMPILER_COMPILEROPTIONS_H
 
+#include "kiln/Compiler/CompileSettings.h"
 #include "kiln/Import/OnnxImporter.h"
 #include "kiln/Pipelines/Options.h"
 #include "kiln/Support/Sizes.h"
@@ -65,6 +66,18 @@ void registerCodegenCLOptions();
 /// Registers the import options: --input-shape, --batch, --constant-input,
 /// --max-model-bytes.
 void registerImportCLOptions();
+
+/// Checks `settings` and applies the ones that are set to `options`; fails
+/// with the reason in `error` (named after the flag: "--target: ...") for a
+/// malformed or out-of-range value, leaving `options` partly applied.
+LogicalResult applyCompileSettings(const ::kiln::CompileSettings &settings,
+                                   CompilerOptions &options,
+                                   std::string &error);
+
+/// What the command line gave, as settings (the registered options that were
+/// given; --no-cubin, --no-cublaslt, --no-tf32 and --no-optimize set their
+/// positive counterparts).
+::kiln::CompileSettings getCompileSettingsFromCL();
 
 /// `defaults` with what the command line gave (registered options that were
 /// not given keep the default). Fails with a message in `error` for a
