@@ -11,6 +11,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   clang-22 libclang-rt-22-dev
+  python3-dev pybind11-dev libdlpack-dev
 )
 
 missing=()
@@ -30,10 +31,10 @@ else
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# Python packages some tests write ONNX models with (PyPI, pinned); the
-# python3 first on PATH takes them.
-python_packages=(onnx==1.23.2 numpy==2.4.6)
-if ! python3 -c "import onnx, numpy" 2>/dev/null; then
+# Python packages some tests write ONNX models with, and the Python
+# package's tests (PyPI, pinned); the python3 first on PATH takes them.
+python_packages=(onnx==1.23.2 numpy==2.4.6 pytest==8.3.4)
+if ! python3 -c "import onnx, numpy, pytest" 2>/dev/null; then
   echo "kiln: installing ${python_packages[*]} with pip"
   python3 -m pip install --quiet --disable-pip-version-check "${python_packages[@]}"
 fi

@@ -1,0 +1,270 @@
+"""kiln: an MLIR-based inference optimizer and runtime for NVIDIA GPUs.
+
+Compile a model to a plan, load it, run it::
+
+    import kiln, numpy as np
+    plan = kiln.compile("model.onnx", fp16=True)          # bytes of a .kplan
+    runtime = kiln.Runtime()
+    engine = runtime.deserialize(plan)
+    context = engine.create_execution_context()
+    outputs = context.run({"input": np.zeros((1, 3, 224, 224), np.float32)})
+
+CUDA tensors of other libraries (torch, CuPy) bind without a copy through
+DLPack: ``context.run({"input": x}, outputs={"output": y})``, or
+``context.enqueue({"input": x, "output": y}, stream)``.
+
+Build a network layer by layer with :class:`NetworkDefinition` and compile it
+with :class:`Builder` (the seeds' network definition API).
+
+The runtime (``kiln._runtime``) needs only the CUDA driver; the compiler
+(``kiln._compiler``: :func:`compile`, :class:`NetworkDefinition`,
+:class:`Builder`) is loaded when first used.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
+
+from . import _runtime
+from ._runtime import DeviceArray, DeviceInfo, Engine, ExecutionContext, TensorInfo
+from ._types import (
+    DriverError,
+    DriverUnavailableError,
+    InternalError,
+    InvalidArgumentError,
+    InvalidPlanError,
+    KilnError,
+    NoDeviceError,
+    NotFoundError,
+    Severity,
+    UnsupportedPlanError,
+)
+
+if TYPE_CHECKING:  # for type checkers: what __getattr__ loads on first use
+    from ._compiler import (  # noqa: F401
+        ActivationLayer,
+        ActivationType,
+        Builder,
+        BuilderConfig,
+        ConcatenationLayer,
+        ConvolutionLayer,
+        ElementWiseOperation,
+        Layer,
+        NetworkDefinition,
+        NormalizationLayer,
+        PoolingLayer,
+        PoolingType,
+        ReduceOperation,
+        ScaleMode,
+        ShuffleLayer,
+        SoftMaxLayer,
+        Tensor,
+        UnaryOperation,
+    )
+
+__version__ = "0.4.0"
+
+LogCallback = Callable[[Severity, str], None]
+
+# What the compiler module provides, loaded on first use.
+_COMPILER_NAMES = (
+    "NetworkDefinition",
+    "Builder",
+    "BuilderConfig",
+    "Tensor",
+    "Layer",
+    "ConvolutionLayer",
+    "PoolingLayer",
+    "ActivationLayer",
+    "SoftMaxLayer",
+    "ConcatenationLayer",
+    "ShuffleLayer",
+    "NormalizationLayer",
+    "ActivationType",
+    "PoolingType",
+    "ElementWiseOperation",
+    "UnaryOperation",
+    "ReduceOperation",
+    "ScaleMode",
+)
+
+
+def _compiler_module():
+    from . import _compiler as compiler  # noqa: PLC0415 (loaded on demand)
+
+    return compiler
+
+
+def _with_log(cls):
+    """`cls` taking a log(Severity, str) callback, as the runtime does."""
+
+    class Wrapped(cls):
+        __doc__ = cls.__doc__
+
+        def __init__(self, log: Optional[LogCallback] = None) -> None:
+            super().__init__(_wrap_log(log))
+
+    Wrapped.__name__ = Wrapped.__qualname__ = cls.__name__
+    Wrapped.__module__ = "kiln"
+    return Wrapped
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COMPILER_NAMES:
+        value = getattr(_compiler_module(), name)
+        if name in ("NetworkDefinition", "Builder"):
+            value = _with_log(value)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'kiln' has no attribute '{name}'")
+
+
+def _wrap_log(log: Optional[LogCallback]):
+    """The native modules call log(int, str); users get a Severity."""
+    if log is None:
+        return None
+    return lambda severity, message: log(Severity(severity), message)
+
+
+class Runtime(_runtime.Runtime):
+    """The CUDA driver and one device; loads plans as engines (the seeds' IRuntime).
+
+    ``log(severity, message)`` receives the runtime's messages (default:
+    warnings and errors to stderr). ``driver`` is the driver library to load
+    (default ``libcuda.so.1``). Raises DriverUnavailableError or
+    NoDeviceError on a machine without a GPU.
+    """
+
+    def __init__(
+        self,
+        device: int = 0,
+        driver: Optional[Union[str, os.PathLike]] = None,
+        log: Optional[LogCallback] = None,
+    ) -> None:
+        super().__init__(
+            device, None if driver is None else os.fspath(driver), _wrap_log(log)
+        )
+
+    def load(self, path: Union[str, os.PathLike]) -> Engine:
+        """Reads a .kplan file and deserializes it."""
+        with open(path, "rb") as f:
+            return self.deserialize(f.read())
+
+
+# kiln.compile's keywords: kiln-compile's flags, dashes as underscores.
+_SCALAR_OPTIONS = {
+    "target": str,
+    "cuda_path": str,
+    "ptxas": str,
+    "cubin": bool,
+    "kernel_threads": int,
+    "items_per_thread": int,
+    "cublaslt": bool,
+    "tf32": bool,
+    "cublaslt_min_flops": int,
+    "tune": bool,
+    "tune_candidates": int,
+    "fp16": bool,
+    "bf16": bool,
+    "opt_level": int,
+    "reference_fusion_groups": bool,
+    "batch": int,
+    "max_model_bytes": int,
+}
+
+
+def _settings(options: Mapping[str, Any]):
+    settings = _compiler_module().CompileSettings()
+    for key, value in options.items():
+        if value is None:
+            continue
+        if key in _SCALAR_OPTIONS:
+            kind = _SCALAR_OPTIONS[key]
+            if key == "target" and not isinstance(value, str):
+                value = ",".join(value)  # a list of targets
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise TypeError(
+                    f"kiln.compile: {key} must be {kind.__name__}, got {value!r}"
+                )
+            setattr(settings, key, value)
+        elif key == "max_memory":
+            settings.max_memory = str(value)  # bytes, or "16G"
+        elif key == "layer_precision":
+            settings.layer_precision = [f"{n}={p}" for n, p in dict(value).items()]
+        elif key == "input_shapes":
+            settings.input_shapes = [
+                f"{n}=" + "x".join(str(int(d)) for d in shape)
+                for n, shape in dict(value).items()
+            ]
+        elif key == "constant_inputs":
+            settings.constant_inputs = [
+                f"{n}={os.fspath(f)}" for n, f in dict(value).items()
+            ]
+        else:
+            known = sorted(
+                [*_SCALAR_OPTIONS, "max_memory", "layer_precision", "input_shapes",
+                 "constant_inputs", "log"]
+            )
+            raise TypeError(
+                f"kiln.compile: unknown option '{key}' (known: {', '.join(known)})"
+            )
+    return settings
+
+
+def compile(  # noqa: A001 (kiln.compile, as torch.compile)
+    model: Union[str, os.PathLike, bytes, bytearray, memoryview],
+    *,
+    log: Optional[LogCallback] = None,
+    **options: Any,
+) -> bytes:
+    """Compiles a model to the bytes of a plan, as ``kiln-compile -o x.kplan``.
+
+    ``model`` is a path (ONNX, binary or text, or kiln IR in a ``.mlir``
+    file) or the bytes of an ONNX model. The keywords are kiln-compile's
+    flags with underscores: ``target="sm_90"`` (or a list), ``fp16``,
+    ``bf16``, ``layer_precision={"conv1": "fp32"}``, ``opt_level`` (0-3),
+    ``tune``, ``tune_candidates``, ``cubin``, ``cublaslt``, ``tf32``,
+    ``cublaslt_min_flops``, ``kernel_threads``, ``items_per_thread``,
+    ``max_memory`` (bytes or "16G"), ``input_shapes={"x": (1, 3, 224, 224)}``,
+    ``batch``, ``constant_inputs={"w": "w.pb"}``, ``max_model_bytes``,
+    ``cuda_path``, ``ptxas``, ``reference_fusion_groups``. An option not given
+    keeps kiln-compile's default.
+
+    Raises InvalidArgumentError for a bad option or a model the importer
+    refuses, InternalError when compiling fails; the message has kiln's
+    diagnostics. ``log(severity, message)`` receives warnings (default:
+    stderr) and, with ``tune=True``, each recorded algorithm.
+    """
+    settings = _settings(options)
+    compiler = _compiler_module()
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return compiler.compile_model(None, bytes(model), "<bytes>", settings, _wrap_log(log))
+    path = os.fspath(model)
+    return compiler.compile_model(path, None, path, settings, _wrap_log(log))
+
+
+__all__ = [
+    "Runtime",
+    "Engine",
+    "ExecutionContext",
+    "DeviceArray",
+    "DeviceInfo",
+    "TensorInfo",
+    "compile",
+    "Severity",
+    "KilnError",
+    "InvalidArgumentError",
+    "DriverUnavailableError",
+    "NoDeviceError",
+    "DriverError",
+    "InvalidPlanError",
+    "UnsupportedPlanError",
+    "NotFoundError",
+    "InternalError",
+    *_COMPILER_NAMES,
+]
+
+
+def __dir__() -> Sequence[str]:
+    return sorted(set(globals()) | set(_COMPILER_NAMES))

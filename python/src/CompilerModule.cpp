@@ -1,0 +1,187 @@
+//===- CompilerModule.cpp - kiln._compiler: models and networks to plans --===//
+//
+// The compiler library through its MLIR-free headers: compile_model
+// (kiln/Compiler/CompileModel.h, what kiln.compile calls), the network
+// definition API (NetworkModule.cpp) and the Builder that compiles a network
+// or runs it on the CPU reference executor. Compiling releases the GIL.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+#include "PythonLogger.h"
+
+#include "kiln/Builder/Builder.h"
+#include "kiln/Compiler/CompileModel.h"
+
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+namespace py = pybind11;
+using namespace kiln;
+using namespace kiln::python;
+
+namespace kiln::python {
+void bindNetwork(py::module_ &m);
+const NetworkDefinition &definitionOf(py::handle network);
+} // namespace kiln::python
+
+namespace {
+
+template <typename T> T valueOr(const rt::StatusOr<T> &result) {
+  if (!result)
+    raiseStatus(int(result.status().code()), result.status().message());
+  return *result;
+}
+
+py::bytes compileFromPython(py::object path, py::object bytes,
+                            const std::string &name,
+                            const CompileSettings &settings, py::object log) {
+  ModelSource source;
+  if (!path.is_none())
+    source.path = py::str(path);
+  else
+    source.bytes = bytes.cast<std::string>();
+  source.name = name;
+  PythonLogger logger(log);
+  rt::StatusOr<std::string> plan = rt::Status(rt::StatusCode::Internal, "");
+  {
+    py::gil_scoped_release release;
+    plan = kiln::compileModel(source, settings, logger);
+  }
+  return py::bytes(valueOr(plan));
+}
+
+/// A host tensor holding a copy of `value` (a numpy array, or a sequence as
+/// float32), called `name`.
+tooling::HostTensor toHostTensor(py::handle value, const std::string &name) {
+  py::array array =
+      py::isinstance<py::array>(value)
+          ? py::array::ensure(value, py::array::c_style)
+          : py::array_t<float, py::array::c_style |
+                                   py::array::forcecast>::ensure(value);
+  if (!array)
+    throw py::error_already_set();
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  tooling::HostTensor tensor = valueOr(tooling::HostTensor::create(
+      name, DataType(typeFromPython(array.dtype())), shape));
+  std::memcpy(tensor.data(), array.data(), size_t(tensor.numBytes()));
+  return tensor;
+}
+
+py::array toNumpy(const tooling::HostTensor &tensor) {
+  py::array array = newArray(int(tensor.type), tensor.shape);
+  std::memcpy(array.mutable_data(), tensor.data(), size_t(tensor.numBytes()));
+  return array;
+}
+
+struct PyBuilder {
+  std::unique_ptr<PythonLogger> logger;
+  std::unique_ptr<Builder> builder;
+};
+
+py::list runReference(PyBuilder &b, py::handle network, py::list inputs) {
+  const NetworkDefinition &definition = definitionOf(network);
+  std::vector<tooling::HostTensor> in, out;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    in.push_back(toHostTensor(inputs[i], "input " + std::to_string(i)));
+  rt::Status status = rt::Status::ok();
+  {
+    py::gil_scoped_release release;
+    status = b.builder->runReference(definition, in, out);
+  }
+  if (!status.isOk())
+    raiseStatus(int(status.code()), status.message());
+  py::list results;
+  for (const tooling::HostTensor &t : out)
+    results.append(toNumpy(t));
+  return results;
+}
+
+void bindSettings(py::module_ &m) {
+  py::class_<CompileSettings> s(
+      m, "CompileSettings",
+      "kiln-compile's options (kiln.compile fills one from its keywords).");
+  s.def(py::init<>());
+#define KILN_SETTING(field, name) s.def_readwrite(name, &CompileSettings::field)
+  KILN_SETTING(targets, "target");
+  KILN_SETTING(cudaPath, "cuda_path");
+  KILN_SETTING(ptxas, "ptxas");
+  KILN_SETTING(cubin, "cubin");
+  KILN_SETTING(kernelThreads, "kernel_threads");
+  KILN_SETTING(itemsPerThread, "items_per_thread");
+  KILN_SETTING(cublasLt, "cublaslt");
+  KILN_SETTING(tf32, "tf32");
+  KILN_SETTING(cublasLtMinFlops, "cublaslt_min_flops");
+  KILN_SETTING(tune, "tune");
+  KILN_SETTING(tuneCandidates, "tune_candidates");
+  KILN_SETTING(fp16, "fp16");
+  KILN_SETTING(bf16, "bf16");
+  KILN_SETTING(layerPrecision, "layer_precision");
+  KILN_SETTING(optLevel, "opt_level");
+  KILN_SETTING(referenceFusionGroups, "reference_fusion_groups");
+  KILN_SETTING(maxMemory, "max_memory");
+  KILN_SETTING(inputShapes, "input_shapes");
+  KILN_SETTING(batch, "batch");
+  KILN_SETTING(constantInputs, "constant_inputs");
+  KILN_SETTING(maxModelBytes, "max_model_bytes");
+#undef KILN_SETTING
+}
+
+void bindBuilder(py::module_ &m) {
+  py::class_<BuilderConfig>(m, "BuilderConfig",
+                            "How a Builder compiles (the seeds' "
+                            "IBuilderConfig).")
+      .def(py::init<>())
+      .def_readwrite("max_batch_size", &BuilderConfig::maxBatchSize)
+      .def_readwrite("max_workspace_bytes", &BuilderConfig::maxWorkspaceBytes)
+      .def_readwrite("fp16", &BuilderConfig::fp16)
+      .def_readwrite("bf16", &BuilderConfig::bf16)
+      .def_readwrite("int8", &BuilderConfig::int8,
+                     "Not supported yet: building with it is an error.")
+      .def_readwrite("archs", &BuilderConfig::archs,
+                     "Compute capabilities times ten (default [90]).")
+      .def_readwrite("opt_level", &BuilderConfig::optLevel)
+      .def_readwrite("tune", &BuilderConfig::tune,
+                     "Time cuBLASLt's algorithms on this machine's GPU.");
+
+  py::class_<PyBuilder>(m, "Builder",
+                        "Compiles a NetworkDefinition (the seeds' IBuilder).")
+      .def(py::init([](py::object log) {
+             auto b = std::make_unique<PyBuilder>();
+             b->logger = std::make_unique<PythonLogger>(log);
+             b->builder = std::make_unique<Builder>(*b->logger);
+             return b;
+           }),
+           py::arg("log") = py::none())
+      .def(
+          "build_serialized_plan",
+          [](PyBuilder &b, py::handle network, const BuilderConfig &config) {
+            const NetworkDefinition &definition = definitionOf(network);
+            rt::StatusOr<std::string> plan =
+                rt::Status(rt::StatusCode::Internal, "");
+            {
+              py::gil_scoped_release release;
+              plan = b.builder->buildSerializedPlan(definition, config);
+            }
+            return py::bytes(valueOr(plan));
+          },
+          py::arg("network"), py::arg("config"),
+          "The bytes of a plan for `network` (for Runtime.deserialize).")
+      .def("run_reference", &runReference, py::arg("network"),
+           py::arg("inputs"),
+           "Runs `network` on the CPU reference executor: `inputs` in the "
+           "order of its inputs, the outputs (numpy) in the order marked.");
+}
+
+} // namespace
+
+PYBIND11_MODULE(_compiler, m) {
+  m.doc() = "kiln's compiler: models and networks to plans (see kiln).";
+  bindSettings(m);
+  m.def("compile_model", &compileFromPython, py::arg("path"), py::arg("bytes"),
+        py::arg("name"), py::arg("settings"), py::arg("log"),
+        "The bytes of a plan for the model at `path` (or ONNX `bytes`).");
+  bindNetwork(m);
+  bindBuilder(m);
+}

@@ -1,0 +1,568 @@
+//===- RuntimeModule.cpp - kiln._runtime: the runtime's C API -------------===//
+//
+// The runtime for Python, over its C API (kiln_runtime.h): Runtime, Engine,
+// ExecutionContext and DeviceArray. Each object holds the one it came from
+// (a context its engine, an engine its runtime), so Python's reference
+// counts destroy them in the order the C API needs. Errors raise the classes
+// of kiln/_types.py with the C API's messages. Calls that wait for the GPU
+// or load a plan release the GIL; the log callback takes it again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+#include "DLPack.h"
+
+#include "kiln/runtime/kiln_runtime.h"
+
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace kiln::python;
+
+namespace {
+
+void check(kiln_status status) {
+  if (status != KILN_STATUS_OK)
+    raiseStatus(status, kiln_last_error_message());
+}
+
+/// The runtime and the Python callable its messages go to.
+struct Runtime {
+  kiln_runtime *handle = nullptr;
+  py::object log;
+  kiln_device_info device{};
+
+  ~Runtime() {
+    if (handle)
+      kiln_runtime_destroy(handle);
+  }
+};
+
+void logToPython(void *user, kiln_severity severity, const char *message) {
+  auto *runtime = static_cast<Runtime *>(user);
+  py::gil_scoped_acquire gil;
+  try {
+    runtime->log(int(severity), message);
+  } catch (py::error_already_set &error) {
+    error.discard_as_unraisable("kiln runtime log callback");
+  } catch (...) {
+  }
+}
+
+std::shared_ptr<Runtime> createRuntime(int device, py::object driver,
+                                       py::object log) {
+  auto runtime = std::make_shared<Runtime>();
+  runtime->log = log;
+  std::string driverPath;
+  if (!driver.is_none())
+    driverPath = py::str(driver);
+  kiln_status status;
+  {
+    py::gil_scoped_release release;
+    status = kiln_runtime_create(
+        driverPath.empty() ? nullptr : driverPath.c_str(), device,
+        log.is_none() ? nullptr : logToPython, runtime.get(), &runtime->handle);
+  }
+  check(status);
+  check(kiln_runtime_device_info(runtime->handle, &runtime->device));
+  return runtime;
+}
+
+/// Device memory from the runtime's allocator, freed with it.
+struct DeviceMemory {
+  std::shared_ptr<Runtime> runtime;
+  uint64_t ptr = 0;
+  uint64_t bytes = 0;
+
+  DeviceMemory(std::shared_ptr<Runtime> rt, uint64_t size)
+      : runtime(std::move(rt)), bytes(size) {
+    check(kiln_runtime_allocate(runtime->handle, size ? size : 1, &ptr));
+  }
+  ~DeviceMemory() { kiln_runtime_free(runtime->handle, ptr); }
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+};
+
+int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// An array in device memory that kiln allocated: what run() and the
+/// runtime's helpers give, and what DLPack consumers (torch.from_dlpack)
+/// take without a copy.
+struct DeviceArray {
+  std::shared_ptr<DeviceMemory> memory;
+  int type;
+  std::vector<int64_t> shape;
+
+  uint64_t nbytes() const { return memory->bytes; }
+  py::array numpy() const {
+    py::array host = newArray(type, shape);
+    check(kiln_runtime_copy_to_host(
+        memory->runtime->handle, host.mutable_data(), memory->ptr, nbytes()));
+    return host;
+  }
+};
+
+/// A numpy view of `value` with `type` and `shape`, contiguous (copied when
+/// it is not), or an InvalidArgumentError naming tensor `name`.
+py::array hostArray(py::handle value, const std::string &name, int type,
+                    const std::vector<int64_t> &shape) {
+  py::array array = py::array::ensure(value);
+  if (!array)
+    raiseStatus(1, "tensor '" + name +
+                       "': expected a numpy array or a DLPack "
+                       "tensor, got " +
+                       std::string(py::str(py::type::of(value))));
+  py::dtype want = numpyDtype(type);
+  if (!array.dtype().is(want) && !array.dtype().equal(want))
+    raiseStatus(1, "tensor '" + name + "' is " +
+                       std::string(py::str(array.dtype())) +
+                       ", the engine's tensor " + typeName(type) +
+                       " (convert it with .astype)");
+  std::vector<int64_t> got(array.shape(), array.shape() + array.ndim());
+  if (got != shape) {
+    auto format = [](const std::vector<int64_t> &dims) {
+      std::string text = "(";
+      for (size_t i = 0; i < dims.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(dims[i]);
+      return text + (dims.size() == 1 ? ",)" : ")");
+    };
+    raiseStatus(1, "tensor '" + name + "' has shape " + format(got) +
+                       ", the engine's tensor " + format(shape));
+  }
+  return py::array::ensure(array, py::array::c_style);
+}
+
+struct TensorInfo {
+  int index;
+  std::string name;
+  int type;
+  std::vector<int64_t> shape;
+  bool isInput;
+  uint64_t bytes;
+};
+
+struct Engine {
+  std::shared_ptr<Runtime> runtime;
+  kiln_engine *handle = nullptr;
+  std::vector<TensorInfo> tensors;
+  std::map<std::string, int> byName;
+
+  ~Engine() {
+    if (handle)
+      kiln_engine_destroy(handle);
+  }
+
+  std::vector<std::string> names(bool inputs) const {
+    std::vector<std::string> result;
+    for (const TensorInfo &t : tensors)
+      if (t.isInput == inputs)
+        result.push_back(t.name);
+    return result;
+  }
+};
+
+std::shared_ptr<Engine> deserialize(std::shared_ptr<Runtime> runtime,
+                                    py::buffer plan) {
+  py::buffer_info bytes = plan.request();
+  auto engine = std::make_shared<Engine>();
+  engine->runtime = runtime;
+  kiln_status status;
+  {
+    py::gil_scoped_release release;
+    status = kiln_engine_deserialize(runtime->handle, bytes.ptr,
+                                     size_t(bytes.size * bytes.itemsize),
+                                     &engine->handle);
+  }
+  check(status);
+  int count = 0;
+  check(kiln_engine_num_tensors(engine->handle, &count));
+  for (int i = 0; i < count; ++i) {
+    TensorInfo t;
+    t.index = i;
+    const char *name = nullptr;
+    kiln_data_type type;
+    int rank = 0, isInput = 0;
+    check(kiln_engine_tensor_name(engine->handle, i, &name));
+    check(kiln_engine_tensor_data_type(engine->handle, i, &type));
+    check(kiln_engine_tensor_rank(engine->handle, i, &rank));
+    t.shape.resize(rank);
+    check(kiln_engine_tensor_dims(engine->handle, i, t.shape.data(), rank));
+    check(kiln_engine_tensor_is_input(engine->handle, i, &isInput));
+    check(kiln_engine_tensor_bytes(engine->handle, i, &t.bytes));
+    t.name = name;
+    t.type = int(type);
+    t.isInput = isInput != 0;
+    engine->byName[t.name] = i;
+    engine->tensors.push_back(std::move(t));
+  }
+  return engine;
+}
+
+std::string listNames(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &n : names)
+    text += (text.empty() ? "'" : ", '") + n + "'";
+  return text.empty() ? "none" : text;
+}
+
+struct ExecutionContext {
+  std::shared_ptr<Engine> engine;
+  kiln_context *handle = nullptr;
+  /// run()'s stream and its buffers for host arrays, made on first use.
+  void *stream = nullptr;
+  std::vector<std::unique_ptr<DeviceMemory>> staging;
+  /// The DLPack tensors of the latest run or enqueue, kept alive.
+  std::vector<py::object> held;
+  bool cudaGraphs = false;
+
+  ~ExecutionContext() {
+    if (stream)
+      kiln_runtime_stream_synchronize(engine->runtime->handle, stream);
+    if (handle)
+      kiln_context_destroy(handle);
+    staging.clear();
+    if (stream)
+      kiln_runtime_stream_destroy(engine->runtime->handle, stream);
+  }
+
+  kiln_runtime *runtime() const { return engine->runtime->handle; }
+
+  const TensorInfo &tensor(const std::string &name, const char *what) const {
+    auto it = engine->byName.find(name);
+    if (it == engine->byName.end())
+      raiseStatus(KILN_STATUS_NOT_FOUND,
+                  std::string(what) + ": the engine has no tensor named '" +
+                      name + "'; its inputs are " +
+                      listNames(engine->names(true)) + ", its outputs " +
+                      listNames(engine->names(false)));
+    return engine->tensors[it->second];
+  }
+
+  void bind(const TensorInfo &t, uint64_t ptr) {
+    check(kiln_context_set_tensor_address(handle, t.name.c_str(), ptr));
+  }
+
+  /// Binds DLPack tensor `value` to `t` for work on `streamHandle`.
+  void bindDLPack(const TensorInfo &t, py::handle value,
+                  uint64_t streamHandle) {
+    py::object capsule;
+    uint64_t ptr = takeDLPack(
+        value,
+        Expected{t.name, t.type, t.shape, engine->runtime->device.ordinal},
+        streamHandle, capsule);
+    held.push_back(std::move(capsule));
+    bind(t, ptr);
+  }
+
+  uint64_t stagingBuffer(const TensorInfo &t) {
+    if (staging.empty())
+      staging.resize(engine->tensors.size());
+    if (!staging[t.index])
+      staging[t.index] =
+          std::make_unique<DeviceMemory>(engine->runtime, t.bytes);
+    return staging[t.index]->ptr;
+  }
+
+  py::dict run(py::dict inputs, py::object outputs) {
+    py::dict given = outputs.is_none() ? py::dict() : outputs.cast<py::dict>();
+    for (auto item : inputs)
+      if (!tensor(py::str(item.first), "run").isInput)
+        raiseStatus(1, "run: '" + std::string(py::str(item.first)) +
+                           "' is an output; give outputs in outputs=");
+    for (auto item : given)
+      if (tensor(py::str(item.first), "run").isInput)
+        raiseStatus(1, "run: '" + std::string(py::str(item.first)) +
+                           "' is an input; give inputs in the first argument");
+    if (!stream) {
+      void *created = nullptr;
+      check(kiln_runtime_stream_create(runtime(), &created));
+      stream = created;
+    }
+    uint64_t streamHandle = reinterpret_cast<uint64_t>(stream);
+    held.clear();
+    // Host arrays to copy back after the run: (tensor, destination or None).
+    std::vector<std::pair<const TensorInfo *, py::object>> copyBack;
+    for (const TensorInfo &t : engine->tensors) {
+      py::str key(t.name);
+      py::dict &source = t.isInput ? inputs : given;
+      if (!source.contains(key)) {
+        if (t.isInput)
+          raiseStatus(1, "run: no value for input '" + t.name +
+                             "' (the engine's inputs: " +
+                             listNames(engine->names(true)) + ")");
+        bind(t, stagingBuffer(t));
+        copyBack.emplace_back(&t, py::none());
+        continue;
+      }
+      py::handle value = source[key];
+      if (isCudaDLPack(value)) {
+        bindDLPack(t, value, streamHandle);
+        continue;
+      }
+      py::array host = hostArray(value, t.name, t.type, t.shape);
+      uint64_t buffer = stagingBuffer(t);
+      if (t.isInput) {
+        check(kiln_runtime_copy_to_device(runtime(), buffer, host.data(),
+                                          t.bytes));
+      } else {
+        if (!host.writeable() || host.ptr() != value.ptr())
+          raiseStatus(1, "run: output '" + t.name +
+                             "' must be a writable, contiguous numpy array "
+                             "of its type and shape");
+        copyBack.emplace_back(&t, host);
+      }
+      bind(t, buffer);
+    }
+    kiln_status status;
+    {
+      py::gil_scoped_release release;
+      status = kiln_context_enqueue(handle, stream);
+      if (status == KILN_STATUS_OK)
+        status = kiln_runtime_stream_synchronize(runtime(), stream);
+    }
+    check(status);
+    py::dict results;
+    for (const TensorInfo &t : engine->tensors)
+      if (!t.isInput && given.contains(py::str(t.name)))
+        results[py::str(t.name)] = given[py::str(t.name)];
+    for (auto &[t, destination] : copyBack) {
+      py::array host = destination.is_none() ? newArray(t->type, t->shape)
+                                             : destination.cast<py::array>();
+      check(kiln_runtime_copy_to_host(runtime(), host.mutable_data(),
+                                      staging[t->index]->ptr, t->bytes));
+      results[py::str(t->name)] = host;
+    }
+    return results;
+  }
+
+  void enqueue(py::dict bindings, uint64_t streamHandle) {
+    held.clear();
+    for (auto item : bindings) {
+      const TensorInfo &t = tensor(py::str(item.first), "enqueue");
+      if (!isCudaDLPack(item.second))
+        raiseStatus(1, "enqueue: tensor '" + t.name +
+                           "' must be a CUDA DLPack tensor (torch, CuPy, "
+                           "kiln.DeviceArray); run() takes numpy arrays");
+      bindDLPack(t, item.second, streamHandle);
+    }
+    kiln_status status;
+    {
+      py::gil_scoped_release release;
+      status =
+          kiln_context_enqueue(handle, reinterpret_cast<void *>(streamHandle));
+    }
+    check(status);
+  }
+};
+
+std::shared_ptr<ExecutionContext>
+createContext(std::shared_ptr<Engine> engine) {
+  auto context = std::make_shared<ExecutionContext>();
+  context->engine = engine;
+  check(kiln_context_create(engine->handle, &context->handle));
+  return context;
+}
+
+std::shared_ptr<DeviceArray> emptyArray(std::shared_ptr<Runtime> runtime,
+                                        std::vector<int64_t> shape,
+                                        py::handle dtype) {
+  int type = typeFromPython(dtype);
+  for (int64_t d : shape)
+    if (d < 0)
+      raiseStatus(1, "a DeviceArray cannot have a negative dimension");
+  auto array = std::make_shared<DeviceArray>();
+  array->type = type;
+  array->shape = std::move(shape);
+  array->memory = std::make_shared<DeviceMemory>(
+      runtime, uint64_t(numElements(array->shape)) * typeBytes(type));
+  return array;
+}
+
+std::string formatDeviceInfo(const kiln_device_info &d) {
+  return "kiln.DeviceInfo(ordinal=" + std::to_string(d.ordinal) + ", name='" +
+         d.name + "', compute_capability=(" +
+         std::to_string(d.compute_capability_major) + ", " +
+         std::to_string(d.compute_capability_minor) +
+         "), multiprocessors=" + std::to_string(d.multiprocessor_count) + ")";
+}
+
+} // namespace
+
+PYBIND11_MODULE(_runtime, m) {
+  m.doc() = "kiln's runtime: plans loaded on the GPU and run (see kiln).";
+  m.attr("C_API_VERSION") = KILN_RUNTIME_C_API_VERSION;
+
+  py::class_<kiln_device_info>(m, "DeviceInfo",
+                               "What the driver reports about a device.")
+      .def_readonly("ordinal", &kiln_device_info::ordinal)
+      .def_property_readonly(
+          "name", [](const kiln_device_info &d) { return std::string(d.name); })
+      .def_property_readonly("compute_capability",
+                             [](const kiln_device_info &d) {
+                               return py::make_tuple(
+                                   d.compute_capability_major,
+                                   d.compute_capability_minor);
+                             })
+      .def_readonly("multiprocessors", &kiln_device_info::multiprocessor_count)
+      .def_readonly("total_memory", &kiln_device_info::total_memory_bytes)
+      .def_readonly("driver_version", &kiln_device_info::driver_version)
+      .def("__repr__", &formatDeviceInfo);
+
+  py::class_<Runtime, std::shared_ptr<Runtime>>(
+      m, "Runtime",
+      "The CUDA driver and one device: loads plans as engines (the seeds' "
+      "IRuntime).")
+      .def(py::init(&createRuntime), py::arg("device") = 0,
+           py::arg("driver") = py::none(), py::arg("log") = py::none(),
+           "Loads the driver (`driver`: a path, default libcuda.so.1) and "
+           "uses device `device`. `log(severity, message)` receives the "
+           "runtime's messages (None: warnings and errors to stderr).")
+      .def_property_readonly(
+          "device", [](const Runtime &r) { return r.device; },
+          "The device's description (DeviceInfo).")
+      .def("deserialize", &deserialize, py::arg("plan"),
+           "Verifies and loads a plan (bytes or any buffer) as an Engine.")
+      .def("empty", &emptyArray, py::arg("shape"), py::arg("dtype"),
+           "An uninitialized DeviceArray of `shape` and `dtype`.")
+      .def(
+          "to_device",
+          [](std::shared_ptr<Runtime> runtime, py::array host) {
+            int type = typeFromPython(host.dtype());
+            std::vector<int64_t> shape(host.shape(),
+                                       host.shape() + host.ndim());
+            auto array = emptyArray(runtime, shape, py::str(typeName(type)));
+            py::array contiguous = py::array::ensure(host, py::array::c_style);
+            check(kiln_runtime_copy_to_device(
+                runtime->handle, array->memory->ptr, contiguous.data(),
+                array->nbytes()));
+            return array;
+          },
+          py::arg("array"), "A DeviceArray holding a copy of `array`.")
+      .def(
+          "synchronize",
+          [](const Runtime &r, uint64_t stream) {
+            kiln_status status;
+            {
+              py::gil_scoped_release release;
+              status = kiln_runtime_stream_synchronize(
+                  r.handle, reinterpret_cast<void *>(stream));
+            }
+            check(status);
+          },
+          py::arg("stream") = 0,
+          "Waits for the work on `stream` (a CUstream as an int; 0: the "
+          "legacy default stream).");
+
+  py::class_<TensorInfo>(m, "TensorInfo", "An engine's input or output.")
+      .def_readonly("name", &TensorInfo::name)
+      .def_property_readonly(
+          "dtype", [](const TensorInfo &t) { return typeName(t.type); },
+          "The element type, as numpy (or ml_dtypes) names it.")
+      .def_property_readonly(
+          "shape",
+          [](const TensorInfo &t) { return py::tuple(py::cast(t.shape)); })
+      .def_readonly("is_input", &TensorInfo::isInput)
+      .def_readonly("nbytes", &TensorInfo::bytes)
+      .def("__repr__", [](const TensorInfo &t) {
+        return "kiln.TensorInfo('" + t.name + "', " + typeName(t.type) + ", " +
+               std::string(py::str(py::tuple(py::cast(t.shape)))) + ", " +
+               (t.isInput ? "input" : "output") + ")";
+      });
+
+  py::class_<Engine, std::shared_ptr<Engine>>(
+      m, "Engine", "A plan loaded on the device (the seeds' ICudaEngine).")
+      .def_property_readonly(
+          "tensors", [](const Engine &e) { return e.tensors; },
+          "Every input and output (TensorInfo), in the plan's order.")
+      .def_property_readonly("inputs",
+                             [](const Engine &e) { return e.names(true); })
+      .def_property_readonly("outputs",
+                             [](const Engine &e) { return e.names(false); })
+      .def_property_readonly(
+          "device_memory_size",
+          [](const Engine &e) {
+            uint64_t bytes = 0;
+            check(kiln_engine_device_memory_size(e.handle, &bytes));
+            return bytes;
+          },
+          "Bytes of device memory (the arena) one context needs.")
+      .def("create_execution_context", &createContext,
+           "A context with its own arena (the seeds' IExecutionContext).");
+
+  py::class_<ExecutionContext, std::shared_ptr<ExecutionContext>>(
+      m, "ExecutionContext",
+      "Runs an engine; one thread at a time per context.")
+      .def("run", &ExecutionContext::run, py::arg("inputs"),
+           py::arg("outputs") = py::none(),
+           "Runs the engine once and waits. `inputs` maps every input name "
+           "to a numpy array (copied to the device) or a CUDA DLPack tensor "
+           "(bound in place). `outputs` may map output names to CUDA DLPack "
+           "tensors or numpy arrays to write into. Returns a dict of every "
+           "output: the given objects, and new numpy arrays for the rest.")
+      .def("enqueue", &ExecutionContext::enqueue, py::arg("bindings"),
+           py::arg("stream") = 0,
+           "Binds CUDA DLPack tensors (name -> tensor; names bound before "
+           "keep their address) and enqueues the engine on `stream` (a "
+           "CUstream as an int, e.g. torch.cuda.current_stream().cuda_stream; "
+           "0: the legacy default stream) without waiting. Keep the tensors "
+           "alive until that work is done.")
+      .def(
+          "set_tensor_address",
+          [](ExecutionContext &c, const std::string &name, uint64_t ptr) {
+            c.bind(c.tensor(name, "set_tensor_address"), ptr);
+          },
+          py::arg("name"), py::arg("ptr"),
+          "Binds tensor `name` to device address `ptr` (an int).")
+      .def_property(
+          "cuda_graphs", [](const ExecutionContext &c) { return c.cudaGraphs; },
+          [](ExecutionContext &c, bool enabled) {
+            check(kiln_context_set_cuda_graphs(c.handle, enabled ? 1 : 0));
+            c.cudaGraphs = enabled;
+          },
+          "Set True to capture the steps into a CUDA graph once and launch "
+          "the graph (enqueue's stream must not be 0).")
+      .def_property_readonly(
+          "engine", [](const ExecutionContext &c) { return c.engine; });
+
+  py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(
+      m, "DeviceArray",
+      "Device memory kiln allocated, shaped and typed; a DLPack tensor.")
+      .def_property_readonly(
+          "shape",
+          [](const DeviceArray &a) { return py::tuple(py::cast(a.shape)); })
+      .def_property_readonly(
+          "dtype", [](const DeviceArray &a) { return typeName(a.type); })
+      .def_property_readonly("nbytes", &DeviceArray::nbytes)
+      .def_property_readonly(
+          "ptr", [](const DeviceArray &a) { return a.memory->ptr; },
+          "The device address.")
+      .def("numpy", &DeviceArray::numpy, "A host copy (a numpy array).")
+      .def("__dlpack_device__",
+           [](const DeviceArray &a) {
+             return py::make_tuple(2, a.memory->runtime->device.ordinal);
+           })
+      .def(
+          "__dlpack__",
+          [](py::object self, py::object stream) {
+            const auto &a = self.cast<const DeviceArray &>();
+            (void)stream; // kiln's own writes are complete (synchronous).
+            return makeDLPackCapsule(a.memory->ptr, a.type, a.shape,
+                                     a.memory->runtime->device.ordinal, self);
+          },
+          py::arg("stream") = py::none(),
+          "A DLPack capsule of this memory (no copy). Synchronize the "
+          "stream of any enqueue that wrote it first.");
+}

@@ -1,0 +1,118 @@
+"""kiln.compile: the same plans as kiln-compile, and its errors.
+
+A plan is a deterministic function of the model and the options (kiln's
+plans are byte-identical for the same inputs), so kiln.compile with
+keywords must give exactly the bytes kiln-compile gives with the
+corresponding flags: that checks that every keyword reaches the compiler.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import kiln
+
+pytest.importorskip("kiln._compiler")
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+
+def small_model(path=None, op="Relu"):
+    """x (N x 8, N dynamic) -> Gemm with W 8x4 -> op -> y."""
+    w = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Gemm", ["x", "w"], ["h"], name="fc"),
+            helper.make_node(op, ["h"], ["y"], name="act"),
+        ],
+        "small",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    data = model.SerializeToString()
+    if path is not None:
+        path.write_bytes(data)
+    return data
+
+
+def kiln_compile(model, tmp_path, *flags):
+    out = tmp_path / "cli.kplan"
+    binary = os.environ.get("KILN_COMPILE") or pytest.skip("KILN_COMPILE is not set")
+    subprocess.run([binary, str(model), "-o", str(out), *flags], check=True)
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "options, flags",
+    [
+        ({"batch": 2}, ["--batch=2"]),
+        (
+            {
+                "input_shapes": {"x": (3, 8)},
+                "fp16": True,
+                "opt_level": 3,
+                "target": ["sm_80", "sm_90"],
+                "cubin": False,
+            },
+            ["--input-shape=x=3x8", "--fp16", "--opt-level=3", "--target=sm_80,sm_90", "--no-cubin"],
+        ),
+        (
+            {"batch": 1, "cublaslt": False, "layer_precision": {"fc": "bf16"}, "max_memory": "1G"},
+            ["--batch=1", "--no-cublaslt", "--layer-precision=fc=bf16", "--max-memory=1G"],
+        ),
+    ],
+)
+def test_compile_gives_kiln_compiles_plan(tmp_path, options, flags):
+    model = tmp_path / "small.onnx"
+    data = small_model(model)
+    want = kiln_compile(model, tmp_path, *flags)
+    assert kiln.compile(model, **options) == want
+    assert kiln.compile(str(model), **options) == want
+    assert kiln.compile(data, **options) == want
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"opt_level": 7}, "--opt-level must be 0, 1, 2 or 3, got 7"),
+        ({"fp16": True, "bf16": True}, "--fp16 and --bf16 exclude each other"),
+        ({"target": "sm_13"}, "--target"),
+        ({"max_memory": "lots"}, "--max-memory"),
+        ({"layer_precision": {"fc": "fp8"}}, "--layer-precision"),
+        ({"tune_candidates": 0}, "--tune-candidates"),
+    ],
+)
+def test_bad_options_are_clear_errors(options, words):
+    with pytest.raises(kiln.InvalidArgumentError) as raised:
+        kiln.compile(small_model(), batch=1, **options)
+    assert words in str(raised.value)
+
+
+def test_bad_keywords_are_type_errors():
+    with pytest.raises(TypeError, match="unknown option 'fp17'"):
+        kiln.compile(small_model(), fp17=True)
+    with pytest.raises(TypeError, match="opt_level must be int"):
+        kiln.compile(small_model(), opt_level="3")
+
+
+def test_bad_models_are_clear_errors(tmp_path):
+    with pytest.raises(kiln.InvalidArgumentError, match="importing <bytes> failed"):
+        kiln.compile(b"not a model", batch=1)
+    with pytest.raises(kiln.InvalidArgumentError, match="NoSuchOp"):
+        kiln.compile(small_model(op="NoSuchOp"), batch=1)
+    missing = tmp_path / "missing.onnx"
+    with pytest.raises(kiln.InvalidArgumentError, match="missing.onnx"):
+        kiln.compile(missing)
+
+
+def test_compile_logs_warnings_to_the_callback():
+    messages = []
+    plan = kiln.compile(small_model(), batch=1, log=lambda s, m: messages.append((s, m)))
+    assert plan
+    assert all(isinstance(s, kiln.Severity) for s, _ in messages)

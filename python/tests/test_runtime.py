@@ -1,0 +1,237 @@
+"""The runtime's Python API on the stand-in driver (no GPU needed).
+
+The stand-in's fake_add_f32 kernel adds in float32 as numpy does, so results
+are compared exactly (tolerance 0) with numpy on random data.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import kiln
+
+N = 1000
+
+
+def engine_of(runtime, add_plan, n=N):
+    plan, w = add_plan(n)
+    return runtime.deserialize(plan), w
+
+
+def random_inputs(n=N, seed=1):
+    rng = np.random.default_rng(seed)
+    return {
+        "a": rng.uniform(-100, 100, n).astype(np.float32),
+        "b": rng.uniform(-100, 100, n).astype(np.float32),
+    }
+
+
+def test_no_driver_is_a_clear_error(tmp_path):
+    missing = tmp_path / "libcuda.so.1"
+    with pytest.raises(kiln.DriverUnavailableError, match="cannot load the CUDA driver"):
+        kiln.Runtime(driver=missing)
+
+
+def test_no_device_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "0")
+    import os
+
+    with pytest.raises(kiln.NoDeviceError):
+        kiln.Runtime(driver=os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in"))
+
+
+def test_device_info(fake_runtime):
+    info = fake_runtime.device
+    assert info.ordinal == 0
+    assert info.compute_capability == (9, 0)
+    assert info.name and info.multiprocessors > 0
+
+
+def test_engine_describes_its_tensors(fake_runtime, add_plan):
+    engine, _ = engine_of(fake_runtime, add_plan)
+    assert engine.inputs == ["a", "b"]
+    assert engine.outputs == ["out"]
+    by_name = {t.name: t for t in engine.tensors}
+    assert by_name["a"].shape == (N,) and by_name["a"].dtype == "float32"
+    assert by_name["out"].nbytes == 4 * N and not by_name["out"].is_input
+    assert engine.device_memory_size > 0
+
+
+def test_run_with_numpy_matches_numpy(fake_runtime, add_plan):
+    engine, w = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    for seed in range(3):  # buffers are reused between runs
+        inputs = random_inputs(seed=seed)
+        out = context.run(inputs)["out"]
+        np.testing.assert_array_equal(out, (inputs["a"] + w) + inputs["b"])
+
+
+def test_run_writes_given_numpy_outputs(fake_runtime, add_plan):
+    engine, w = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    inputs = random_inputs()
+    out = np.zeros(N, np.float32)
+    result = context.run(inputs, outputs={"out": out})
+    assert result["out"] is out
+    np.testing.assert_array_equal(out, (inputs["a"] + w) + inputs["b"])
+
+
+def test_run_with_device_arrays_binds_them(fake_runtime, add_plan):
+    engine, w = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    inputs = random_inputs()
+    a = fake_runtime.to_device(inputs["a"])
+    out = fake_runtime.empty((N,), np.float32)
+    result = context.run({"a": a, "b": inputs["b"]}, outputs={"out": out})
+    assert result["out"] is out
+    np.testing.assert_array_equal(out.numpy(), (inputs["a"] + w) + inputs["b"])
+
+
+def test_enqueue_dlpack_tensors(fake_runtime, add_plan):
+    engine, w = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    inputs = random_inputs()
+    bound = {name: fake_runtime.to_device(x) for name, x in inputs.items()}
+    bound["out"] = fake_runtime.empty((N,), "float32")
+    context.enqueue(bound, stream=0)
+    fake_runtime.synchronize(0)
+    np.testing.assert_array_equal(bound["out"].numpy(), (inputs["a"] + w) + inputs["b"])
+
+
+def test_cuda_graphs_give_the_same_results(fake_runtime, add_plan):
+    engine, w = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    context.cuda_graphs = True
+    assert context.cuda_graphs
+    for seed in range(2):
+        inputs = random_inputs(seed=seed)
+        np.testing.assert_array_equal(
+            context.run(inputs)["out"], (inputs["a"] + w) + inputs["b"]
+        )
+
+
+@pytest.mark.parametrize(
+    "change, error, words",
+    [
+        (lambda i: i.update(a=i["a"].astype(np.float64)), kiln.InvalidArgumentError, "float64"),
+        (lambda i: i.update(a=i["a"][:-1]), kiln.InvalidArgumentError, "has shape (999,)"),
+        (lambda i: i.pop("b"), kiln.InvalidArgumentError, "no value for input 'b'"),
+        (lambda i: i.update(c=i["a"]), kiln.NotFoundError, "no tensor named 'c'"),
+        (lambda i: i.update(out=i["a"]), kiln.InvalidArgumentError, "is an output"),
+        (lambda i: i.update(a="text"), kiln.InvalidArgumentError, "tensor 'a'"),
+    ],
+)
+def test_bad_bindings_are_clear_errors(fake_runtime, add_plan, change, error, words):
+    engine, _ = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    inputs = random_inputs()
+    change(inputs)
+    with pytest.raises(error) as raised:
+        context.run(inputs)
+    assert words in str(raised.value)
+
+
+def test_bad_dlpack_bindings_are_clear_errors(fake_runtime, add_plan):
+    engine, _ = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    with pytest.raises(kiln.InvalidArgumentError, match=r"tensor 'a'.*shape \(1001,\)"):
+        context.enqueue({"a": fake_runtime.empty((N + 1,), "float32")})
+    with pytest.raises(kiln.InvalidArgumentError, match=r"tensor 'b'.*int32"):
+        context.enqueue({"b": fake_runtime.empty((N,), "int32")})
+    with pytest.raises(kiln.InvalidArgumentError, match="must be a CUDA DLPack tensor"):
+        context.enqueue({"a": np.zeros(N, np.float32)})
+
+    class HostTensor:  # a DLPack producer on the CPU
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("not reached")
+
+    with pytest.raises(kiln.InvalidArgumentError, match="must be a CUDA DLPack tensor"):
+        context.enqueue({"a": HostTensor()})
+
+    class OtherDevice:  # a CUDA tensor of another device
+        def __dlpack_device__(self):
+            return (2, 3)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("not reached")
+
+    with pytest.raises(kiln.InvalidArgumentError, match="on CUDA device 3, the runtime on device 0"):
+        context.enqueue({"a": OtherDevice()})
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty"])
+def test_damaged_plans_are_refused(fake_runtime, add_plan, damage):
+    plan, _ = add_plan(N)
+    if damage == "truncate":
+        plan = plan[: len(plan) // 2]
+    elif damage == "flip":
+        data = bytearray(plan)
+        data[len(data) // 2] ^= 0x40
+        plan = bytes(data)
+    else:
+        plan = b""
+    with pytest.raises((kiln.InvalidPlanError, kiln.InvalidArgumentError)):
+        fake_runtime.deserialize(plan)
+
+
+def test_load_reads_a_plan_file(fake_runtime, add_plan, tmp_path):
+    plan, w = add_plan(N)
+    (tmp_path / "x.kplan").write_bytes(plan)
+    engine = fake_runtime.load(tmp_path / "x.kplan")
+    inputs = random_inputs()
+    out = engine.create_execution_context().run(inputs)["out"]
+    np.testing.assert_array_equal(out, (inputs["a"] + w) + inputs["b"])
+
+
+def test_objects_keep_what_they_came_from_alive(monkeypatch, add_plan):
+    import os
+
+    monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "1")
+    fake = os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in")
+    runtime = kiln.Runtime(driver=fake)
+    engine, w = engine_of(runtime, add_plan)
+    context = engine.create_execution_context()
+    array = runtime.empty((N,), "float32")
+    del runtime, engine
+    gc.collect()
+    inputs = random_inputs()
+    context.run(inputs, outputs={"out": array})
+    np.testing.assert_array_equal(array.numpy(), (inputs["a"] + w) + inputs["b"])
+    del context, array
+    gc.collect()
+
+
+def test_log_callback_receives_severities(monkeypatch, add_plan):
+    import os
+
+    monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "1")
+    fake = os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in")
+    messages = []
+    runtime = kiln.Runtime(driver=fake, log=lambda s, m: messages.append((s, m)))
+    runtime.deserialize(add_plan(N)[0])
+    assert messages, "the runtime logs what it loads"
+    assert all(isinstance(s, kiln.Severity) for s, _ in messages)
+
+
+def test_a_raising_log_callback_does_not_unwind_into_the_runtime(monkeypatch, add_plan):
+    import os
+
+    monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "1")
+    fake = os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in")
+
+    def log(severity, message):
+        raise RuntimeError("a bad logger")
+
+    reported = []
+    monkeypatch.setattr("sys.unraisablehook", lambda u: reported.append(u.exc_value))
+    runtime = kiln.Runtime(driver=fake, log=log)
+    engine = runtime.deserialize(add_plan(N)[0])
+    assert engine.outputs == ["out"]
+    # Reported as unraisable (Python's hook), never unwound through C++.
+    assert reported and all(str(e) == "a bad logger" for e in reported)
