@@ -110,6 +110,19 @@ inline py::dtype numpyDtype(int type) {
   }
 }
 
+/// `value` as a C-contiguous numpy array: a numpy array as it is (copied
+/// only when not contiguous), anything else (a sequence) as float32.
+inline py::array contiguousArray(py::handle value) {
+  py::array array =
+      py::isinstance<py::array>(value)
+          ? py::array::ensure(value, py::array::c_style)
+          : py::array_t<float, py::array::c_style | py::array::forcecast>::
+                ensure(value);
+  if (!array)
+    throw py::error_already_set();
+  return array;
+}
+
 /// A new C-contiguous numpy array of `type` and `shape`. The strides are
 /// given: pybind11 2.10 (Debian's) reads a dtype's item size at numpy 1's
 /// offsets, which numpy 2 moved.

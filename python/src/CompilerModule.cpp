@@ -55,13 +55,7 @@ py::bytes compileFromPython(py::object path, py::object bytes,
 /// A host tensor holding a copy of `value` (a numpy array, or a sequence as
 /// float32), called `name`.
 tooling::HostTensor toHostTensor(py::handle value, const std::string &name) {
-  py::array array =
-      py::isinstance<py::array>(value)
-          ? py::array::ensure(value, py::array::c_style)
-          : py::array_t<float, py::array::c_style |
-                                   py::array::forcecast>::ensure(value);
-  if (!array)
-    throw py::error_already_set();
+  py::array array = contiguousArray(value);
   std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
   tooling::HostTensor tensor = valueOr(tooling::HostTensor::create(
       name, DataType(typeFromPython(array.dtype())), shape));

@@ -53,13 +53,7 @@ auto checked(const Network &network, Add &&add, const char *what) {
 Weights toWeights(py::handle value, std::vector<py::array> &keep) {
   if (value.is_none())
     return {};
-  py::array array =
-      py::isinstance<py::array>(value)
-          ? py::array::ensure(value, py::array::c_style)
-          : py::array_t<float, py::array::c_style |
-                                   py::array::forcecast>::ensure(value);
-  if (!array)
-    throw py::error_already_set();
+  py::array array = contiguousArray(value);
   keep.push_back(array);
   return Weights{DataType(typeFromPython(array.dtype())), array.data(),
                  int64_t(array.size())};

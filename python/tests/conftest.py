@@ -28,10 +28,16 @@ def _env(name: str) -> str:
 
 
 @pytest.fixture
-def fake_runtime(monkeypatch):
-    """A runtime on the stand-in driver with one device."""
+def fake_driver(monkeypatch) -> str:
+    """The stand-in driver's path, set to report one device."""
     monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "1")
-    return kiln.Runtime(driver=_env("KILN_FAKE_CUDA"))
+    return _env("KILN_FAKE_CUDA")
+
+
+@pytest.fixture
+def fake_runtime(fake_driver):
+    """A runtime on the stand-in driver with one device."""
+    return kiln.Runtime(driver=fake_driver)
 
 
 @pytest.fixture

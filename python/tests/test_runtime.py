@@ -35,12 +35,10 @@ def test_no_driver_is_a_clear_error(tmp_path):
         kiln.Runtime(driver=missing)
 
 
-def test_no_device_is_a_clear_error(monkeypatch):
+def test_no_device_is_a_clear_error(fake_driver, monkeypatch):
     monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "0")
-    import os
-
     with pytest.raises(kiln.NoDeviceError):
-        kiln.Runtime(driver=os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in"))
+        kiln.Runtime(driver=fake_driver)
 
 
 def test_device_info(fake_runtime):
@@ -189,11 +187,8 @@ def test_load_reads_a_plan_file(fake_runtime, add_plan, tmp_path):
     np.testing.assert_array_equal(out, (inputs["a"] + w) + inputs["b"])
 
 
-def test_objects_keep_what_they_came_from_alive(monkeypatch, add_plan):
-    import os
-
-    monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "1")
-    fake = os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in")
+def test_objects_keep_what_they_came_from_alive(fake_driver, monkeypatch, add_plan):
+    fake = fake_driver
     runtime = kiln.Runtime(driver=fake)
     engine, w = engine_of(runtime, add_plan)
     context = engine.create_execution_context()
@@ -207,11 +202,8 @@ def test_objects_keep_what_they_came_from_alive(monkeypatch, add_plan):
     gc.collect()
 
 
-def test_log_callback_receives_severities(monkeypatch, add_plan):
-    import os
-
-    monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "1")
-    fake = os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in")
+def test_log_callback_receives_severities(fake_driver, monkeypatch, add_plan):
+    fake = fake_driver
     messages = []
     runtime = kiln.Runtime(driver=fake, log=lambda s, m: messages.append((s, m)))
     runtime.deserialize(add_plan(N)[0])
@@ -219,11 +211,8 @@ def test_log_callback_receives_severities(monkeypatch, add_plan):
     assert all(isinstance(s, kiln.Severity) for s, _ in messages)
 
 
-def test_a_raising_log_callback_does_not_unwind_into_the_runtime(monkeypatch, add_plan):
-    import os
-
-    monkeypatch.setenv("KILN_FAKE_CUDA_DEVICES", "1")
-    fake = os.environ.get("KILN_FAKE_CUDA") or pytest.skip("no stand-in")
+def test_a_raising_log_callback_does_not_unwind_into_the_runtime(fake_driver, monkeypatch, add_plan):
+    fake = fake_driver
 
     def log(severity, message):
         raise RuntimeError("a bad logger")
