@@ -6,6 +6,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
+
 using mlir::failed;
 using mlir::FailureOr;
 using mlir::ModuleOp;
@@ -17,41 +19,72 @@ using mlir::kiln::DiagnosticCollector;
 
 namespace kiln {
 
+namespace {
+/// A compiler for `settings` that reports to `logger`, and `model` imported
+/// into it.
+struct Session {
+  Session(const ModelSource &model, const CompileSettings &settings,
+          rt::Logger &logger)
+      : logger(logger) {
+    std::string error;
+    CompilerOptions options;
+    if (failed(applyCompileSettings(settings, options, error))) {
+      status = refuse(rt::StatusCode::InvalidArgument, error);
+      return;
+    }
+    if (model.path.empty() && model.bytes.empty()) {
+      status = refuse(rt::StatusCode::InvalidArgument,
+                      "no model: give a file or the bytes of an ONNX model");
+      return;
+    }
+    compiler = std::make_unique<Compiler>(options);
+    diagnostics = std::make_unique<DiagnosticCollector>(compiler->getContext());
+    FailureOr<OwningOpRef<ModuleOp>> imported =
+        model.path.empty() ? compiler->importBuffer(model.bytes, model.name)
+                           : compiler->importFile(model.path);
+    if (failed(imported)) {
+      std::string source = model.path.empty() ? model.name : model.path;
+      status = diagnosed("importing " + source + " failed",
+                         rt::StatusCode::InvalidArgument);
+      return;
+    }
+    module = std::move(*imported);
+  }
+
+  rt::Status refuse(rt::StatusCode code, const std::string &why) {
+    logger.log(rt::Logger::Severity::Error, why);
+    return rt::Status(code, why);
+  }
+  /// `what` failed: the warnings logged, the errors returned.
+  rt::Status diagnosed(const std::string &what,
+                       rt::StatusCode code = rt::StatusCode::Internal) {
+    logWarnings();
+    return refuse(code, what + ": " + diagnostics->errors());
+  }
+  void logWarnings() {
+    for (const std::string &warning : diagnostics->warnings())
+      logger.log(rt::Logger::Severity::Warning, warning);
+  }
+
+  rt::Logger &logger;
+  rt::Status status;
+  std::unique_ptr<Compiler> compiler;
+  std::unique_ptr<DiagnosticCollector> diagnostics;
+  OwningOpRef<ModuleOp> module;
+};
+} // namespace
+
 rt::StatusOr<std::string> compileModel(const ModelSource &model,
                                        const CompileSettings &settings,
                                        rt::Logger &logger) {
-  auto refuse = [&](rt::StatusCode code, const std::string &why) {
-    logger.log(rt::Logger::Severity::Error, why);
-    return rt::Status(code, why);
-  };
-  std::string error;
-  CompilerOptions options;
-  if (failed(applyCompileSettings(settings, options, error)))
-    return refuse(rt::StatusCode::InvalidArgument, error);
-  if (model.path.empty() && model.bytes.empty())
-    return refuse(rt::StatusCode::InvalidArgument,
-                  "no model: give a file or the bytes of an ONNX model");
-
-  Compiler compiler(options);
-  DiagnosticCollector diagnostics(compiler.getContext());
-  auto logWarnings = [&] {
-    for (const std::string &warning : diagnostics.warnings())
-      logger.log(rt::Logger::Severity::Warning, warning);
-  };
-  FailureOr<OwningOpRef<ModuleOp>> module =
-      model.path.empty() ? compiler.importBuffer(model.bytes, model.name)
-                         : compiler.importFile(model.path);
-  if (failed(module)) {
-    logWarnings();
-    std::string source = model.path.empty() ? model.name : model.path;
-    return refuse(rt::StatusCode::InvalidArgument,
-                  "importing " + source + " failed: " + diagnostics.errors());
-  }
-  FailureOr<std::string> plan = compiler.compileToPlan(**module);
-  logWarnings();
+  Session session(model, settings, logger);
+  if (!session.status)
+    return session.status;
+  Compiler &compiler = *session.compiler;
+  FailureOr<std::string> plan = compiler.compileToPlan(*session.module);
   if (failed(plan))
-    return refuse(rt::StatusCode::Internal,
-                  "compiling failed: " + diagnostics.errors());
+    return session.diagnosed("compiling failed");
+  session.logWarnings();
   for (const rt::TacticChoice &c : compiler.tacticChoices()) {
     if (c.reused)
       continue;
@@ -64,6 +97,21 @@ rt::StatusOr<std::string> compileModel(const ModelSource &model,
     logger.log(rt::Logger::Severity::Info, line);
   }
   return std::move(*plan);
+}
+
+rt::Status runModelReference(const ModelSource &model,
+                             const CompileSettings &settings,
+                             const std::vector<tooling::HostTensor> &inputs,
+                             std::vector<tooling::HostTensor> &outputs,
+                             rt::Logger &logger) {
+  Session session(model, settings, logger);
+  if (!session.status)
+    return session.status;
+  auto executor = session.compiler->compileReference(std::move(session.module));
+  if (failed(executor))
+    return session.diagnosed("compiling for the reference executor failed");
+  session.logWarnings();
+  return (*executor)->run(inputs, outputs);
 }
 
 } // namespace kiln

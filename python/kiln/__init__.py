@@ -244,6 +244,29 @@ def compile(  # noqa: A001 (kiln.compile, as torch.compile)
     return compiler.compile_model(path, None, path, settings, _wrap_log(log))
 
 
+def run_reference(
+    model: Union[str, os.PathLike, bytes, bytearray, memoryview],
+    inputs: Sequence[Any],
+    *,
+    log: Optional[LogCallback] = None,
+    **options: Any,
+) -> list:
+    """Runs a model on kiln's CPU reference executor (kiln-run --backend=reference).
+
+    ``inputs`` are numpy arrays in the order of the model's inputs; the
+    outputs come back as numpy arrays in the order of its outputs. The
+    keywords are :func:`compile`'s (input shapes, batch, ...). No GPU is
+    needed: the reference is how kiln checks its GPU results.
+    """
+    settings = _settings(options)
+    compiler = _compiler_module()
+    wrapped = _wrap_log(log)
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return compiler.run_model_reference(None, bytes(model), "<bytes>", settings, wrapped, list(inputs))
+    path = os.fspath(model)
+    return compiler.run_model_reference(path, None, path, settings, wrapped, list(inputs))
+
+
 __all__ = [
     "Runtime",
     "Engine",
@@ -252,6 +275,7 @@ __all__ = [
     "DeviceInfo",
     "TensorInfo",
     "compile",
+    "run_reference",
     "Severity",
     "KilnError",
     "InvalidArgumentError",

@@ -34,15 +34,21 @@ template <typename T> T valueOr(const rt::StatusOr<T> &result) {
   return *result;
 }
 
-py::bytes compileFromPython(py::object path, py::object bytes,
-                            const std::string &name,
-                            const CompileSettings &settings, py::object log) {
+ModelSource modelSource(py::object path, py::object bytes,
+                        const std::string &name) {
   ModelSource source;
   if (!path.is_none())
     source.path = py::str(path);
   else
     source.bytes = bytes.cast<std::string>();
   source.name = name;
+  return source;
+}
+
+py::bytes compileFromPython(py::object path, py::object bytes,
+                            const std::string &name,
+                            const CompileSettings &settings, py::object log) {
+  ModelSource source = modelSource(path, bytes, name);
   PythonLogger logger(log);
   rt::StatusOr<std::string> plan = rt::Status(rt::StatusCode::Internal, "");
   {
@@ -69,6 +75,41 @@ py::array toNumpy(const tooling::HostTensor &tensor) {
   return array;
 }
 
+std::vector<tooling::HostTensor> toHostTensors(py::list inputs) {
+  std::vector<tooling::HostTensor> tensors;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    tensors.push_back(toHostTensor(inputs[i], "input " + std::to_string(i)));
+  return tensors;
+}
+
+py::list toNumpyList(const std::vector<tooling::HostTensor> &tensors) {
+  py::list arrays;
+  for (const tooling::HostTensor &t : tensors)
+    arrays.append(toNumpy(t));
+  return arrays;
+}
+
+void check(const rt::Status &status) {
+  if (!status.isOk())
+    raiseStatus(int(status.code()), status.message());
+}
+
+py::list runModelFromPython(py::object path, py::object bytes,
+                            const std::string &name,
+                            const CompileSettings &settings, py::object log,
+                            py::list inputs) {
+  ModelSource source = modelSource(path, bytes, name);
+  std::vector<tooling::HostTensor> in = toHostTensors(inputs), out;
+  PythonLogger logger(log);
+  rt::Status status = rt::Status::ok();
+  {
+    py::gil_scoped_release release;
+    status = kiln::runModelReference(source, settings, in, out, logger);
+  }
+  check(status);
+  return toNumpyList(out);
+}
+
 struct PyBuilder {
   std::unique_ptr<PythonLogger> logger;
   std::unique_ptr<Builder> builder;
@@ -76,20 +117,14 @@ struct PyBuilder {
 
 py::list runReference(PyBuilder &b, py::handle network, py::list inputs) {
   const NetworkDefinition &definition = definitionOf(network);
-  std::vector<tooling::HostTensor> in, out;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    in.push_back(toHostTensor(inputs[i], "input " + std::to_string(i)));
+  std::vector<tooling::HostTensor> in = toHostTensors(inputs), out;
   rt::Status status = rt::Status::ok();
   {
     py::gil_scoped_release release;
     status = b.builder->runReference(definition, in, out);
   }
-  if (!status.isOk())
-    raiseStatus(int(status.code()), status.message());
-  py::list results;
-  for (const tooling::HostTensor &t : out)
-    results.append(toNumpy(t));
-  return results;
+  check(status);
+  return toNumpyList(out);
 }
 
 void bindSettings(py::module_ &m) {
@@ -176,6 +211,10 @@ PYBIND11_MODULE(_compiler, m) {
   m.def("compile_model", &compileFromPython, py::arg("path"), py::arg("bytes"),
         py::arg("name"), py::arg("settings"), py::arg("log"),
         "The bytes of a plan for the model at `path` (or ONNX `bytes`).");
+  m.def("run_model_reference", &runModelFromPython, py::arg("path"),
+        py::arg("bytes"), py::arg("name"), py::arg("settings"), py::arg("log"),
+        py::arg("inputs"),
+        "Runs the model on the CPU reference executor: the outputs (numpy).");
   bindNetwork(m);
   bindBuilder(m);
 }

@@ -116,3 +116,12 @@ def test_compile_logs_warnings_to_the_callback():
     plan = kiln.compile(small_model(), batch=1, log=lambda s, m: messages.append((s, m)))
     assert plan
     assert all(isinstance(s, kiln.Severity) for s, _ in messages)
+
+
+def test_run_reference_matches_numpy():
+    x = np.random.default_rng(3).standard_normal((2, 8)).astype(np.float32)
+    w = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)
+    (y,) = kiln.run_reference(small_model(), [x], batch=2)
+    np.testing.assert_allclose(y, np.maximum(x.astype(np.float64) @ w, 0), rtol=1e-5, atol=1e-6)
+    with pytest.raises(kiln.InvalidArgumentError):
+        kiln.run_reference(small_model(), [x[:1]], batch=2)  # a wrong input shape

@@ -53,7 +53,10 @@ def test_the_network_matches_numpy(digits):
 
 
 def test_the_sample_runs_on_the_reference(digits, tmp_path, capsys):
-    assert digits.main(["--backend=reference", "--plan", str(tmp_path / "d.kplan")]) == 0
+    onnx = str(digits.HERE / "digits.onnx")
+    args = ["--backend=reference", "--plan", str(tmp_path / "d.kplan"), "--onnx", onnx]
+    assert digits.main(args) == 0
     out = capsys.readouterr().out
     assert "within 0.5 points" in out and "label " in out
+    assert "the same prediction for 360 of 360 digits; probabilities match" in out
     assert (tmp_path / "d.kplan").stat().st_size > 0

@@ -20,8 +20,10 @@
 #include "kiln/Compiler/CompileSettings.h"
 #include "kiln/runtime/Logger.h"
 #include "kiln/runtime/Status.h"
+#include "kiln/tooling/HostTensor.h"
 
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -41,6 +43,16 @@ struct ModelSource {
 rt::StatusOr<std::string> compileModel(const ModelSource &model,
                                        const CompileSettings &settings,
                                        rt::Logger &logger);
+
+/// Runs `model` on kiln's CPU reference executor (the graph phase, then the
+/// reference pipeline, JIT-compiled; kiln-run --backend=reference):
+/// `inputs` in the order of the model's inputs (checked), `outputs` in the
+/// order of its outputs. Errors as compileModel's, and the executor's.
+rt::Status runModelReference(const ModelSource &model,
+                             const CompileSettings &settings,
+                             const std::vector<tooling::HostTensor> &inputs,
+                             std::vector<tooling::HostTensor> &outputs,
+                             rt::Logger &logger);
 
 } // namespace kiln
 
