@@ -4,8 +4,9 @@
 For each plan: kiln-bench-enqueue (C: every tensor's address set, enqueue,
 wait; median of 2000) against the Python package's ExecutionContext.run
 with DLPack tensors in and out (torch CUDA tensors when torch is installed,
-and kiln.DeviceArray), enqueue() followed by a wait, and run() with numpy
-arrays (copies included, for scale). Prints a Markdown table of medians in
+and kiln.DeviceArray) on the context's own stream and on the legacy default
+stream (stream=0, torch's default: no cross-stream event), enqueue() followed
+by a wait, and run() with numpy arrays (copies included, for scale). Prints a Markdown table of medians in
 microseconds; the goal (issue 13) is run() with DLPack tensors within 20 us
 of the C enqueue.
 
@@ -71,6 +72,8 @@ def main():
             outputs = {n: tensors[n] for n in engine.outputs}
             run_us = median_us(lambda: context.run(inputs, outputs), args.iterations)
             rows.append((plan, len(engine.tensors), c_us, f"run(), {kind}", run_us))
+            run_us = median_us(lambda: context.run(inputs, outputs, stream=0), args.iterations)
+            rows.append((plan, len(engine.tensors), c_us, f"run(stream=0), {kind}", run_us))
         if torch is not None:
             stream = torch.cuda.current_stream()
             bindings = kinds["torch CUDA tensors"]

@@ -116,8 +116,8 @@ inline py::array contiguousArray(py::handle value) {
   py::array array =
       py::isinstance<py::array>(value)
           ? py::array::ensure(value, py::array::c_style)
-          : py::array_t<float, py::array::c_style | py::array::forcecast>::
-                ensure(value);
+          : py::array_t<float, py::array::c_style |
+                                   py::array::forcecast>::ensure(value);
   if (!array)
     throw py::error_already_set();
   return array;

@@ -112,27 +112,28 @@ void deleteUnusedCapsule(PyObject *capsule) {
 }
 } // namespace
 
-bool isDLPack(py::handle obj) {
-  return py::hasattr(obj, "__dlpack__") &&
-         py::hasattr(obj, "__dlpack_device__");
+std::optional<std::pair<int, int>> dlpackDevice(py::handle obj) {
+  PyObject *method = PyObject_GetAttrString(obj.ptr(), "__dlpack_device__");
+  if (!method) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  py::tuple device =
+      py::reinterpret_steal<py::object>(method)().cast<py::tuple>();
+  return std::make_pair(device[0].cast<int>(), device[1].cast<int>());
 }
 
-bool isCudaDLPack(py::handle obj) {
-  if (!isDLPack(obj))
-    return false;
-  py::tuple device = obj.attr("__dlpack_device__")();
-  int type = device[0].cast<int>();
-  return type == kDLCUDA || type == kDLCUDAManaged;
+bool isCudaDevice(int deviceType) {
+  return deviceType == kDLCUDA || deviceType == kDLCUDAManaged;
 }
 
-uint64_t takeDLPack(py::handle obj, const Expected &e, uint64_t stream,
-                    py::object &capsule) {
+uint64_t takeDLPack(py::handle obj, std::pair<int, int> device,
+                    const Expected &e, uint64_t stream, py::object &capsule) {
   auto refuse = [&](const std::string &why) {
     raiseStatus(1, "tensor '" + e.name + "': " + why);
   };
-  py::tuple device = obj.attr("__dlpack_device__")();
-  int deviceType = device[0].cast<int>(), ordinal = device[1].cast<int>();
-  if (deviceType != kDLCUDA && deviceType != kDLCUDAManaged)
+  auto [deviceType, ordinal] = device;
+  if (!isCudaDevice(deviceType))
     refuse("the DLPack tensor is on device type " + std::to_string(deviceType) +
            ", not CUDA (bind CUDA tensors, or give run() numpy arrays)");
   if (ordinal != e.deviceOrdinal)

@@ -13,17 +13,20 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::python {
 
 namespace py = pybind11;
 
-/// Whether `obj` speaks DLPack (has __dlpack__ and __dlpack_device__).
-bool isDLPack(py::handle obj);
-/// Whether `obj` is a DLPack tensor in CUDA memory.
-bool isCudaDLPack(py::handle obj);
+/// The (device type, ordinal) of a DLPack tensor: `obj.__dlpack_device__()`,
+/// or nothing when `obj` has no such method.
+std::optional<std::pair<int, int>> dlpackDevice(py::handle obj);
+/// Whether a DLPack device type is CUDA memory (kDLCUDA, kDLCUDAManaged).
+bool isCudaDevice(int deviceType);
 
 /// What a binding must be: tensor `name`'s type, dimensions and device.
 struct Expected {
@@ -33,13 +36,15 @@ struct Expected {
   int deviceOrdinal;
 };
 
-/// Takes the DLPack tensor `obj` for `expected`, to be used on `stream`
+/// Takes the DLPack tensor `obj` (on `device`, as dlpackDevice says) for
+/// `expected`, to be used on `stream`
 /// (a CUstream; 0: the legacy default stream), as the DLPack protocol says:
 /// the producer orders its pending writes before `stream`'s work. Checks the
 /// device (CUDA, the runtime's), the type, the shape and that it is
 /// contiguous, row-major; an InvalidArgumentError names the tensor and what
 /// differs. Returns the device address; `capsule` keeps the tensor alive.
-uint64_t takeDLPack(py::handle obj, const Expected &expected, uint64_t stream,
+uint64_t takeDLPack(py::handle obj, std::pair<int, int> device,
+                    const Expected &expected, uint64_t stream,
                     py::object &capsule);
 
 /// A "dltensor" capsule for `count` elements of `type` at device address

@@ -255,12 +255,13 @@ struct ExecutionContext {
     check(kiln_context_set_tensor_address(handle, t.name.c_str(), ptr));
   }
 
-  /// Binds DLPack tensor `value` to `t` for work on `streamHandle`.
+  /// Binds DLPack tensor `value` (on `device`) to `t` for work on
+  /// `streamHandle`.
   void bindDLPack(const TensorInfo &t, py::handle value,
-                  uint64_t streamHandle) {
+                  std::pair<int, int> device, uint64_t streamHandle) {
     py::object capsule;
     uint64_t ptr = takeDLPack(
-        value,
+        value, device,
         Expected{t.name, t.type, t.shape, engine->runtime->device.ordinal},
         streamHandle, capsule);
     held.push_back(std::move(capsule));
@@ -276,7 +277,7 @@ struct ExecutionContext {
     return staging[t.index]->ptr;
   }
 
-  py::dict run(py::dict inputs, py::object outputs) {
+  py::dict run(py::dict inputs, py::object outputs, py::object streamArg) {
     py::dict given = outputs.is_none() ? py::dict() : outputs.cast<py::dict>();
     for (auto item : inputs)
       if (!tensor(py::str(item.first), "run").isInput)
@@ -286,12 +287,15 @@ struct ExecutionContext {
       if (tensor(py::str(item.first), "run").isInput)
         raiseStatus(1, "run: '" + std::string(py::str(item.first)) +
                            "' is an input; give inputs in the first argument");
-    if (!stream) {
+    if (streamArg.is_none() && !stream) {
       void *created = nullptr;
       check(kiln_runtime_stream_create(runtime(), &created));
       stream = created;
     }
-    uint64_t streamHandle = reinterpret_cast<uint64_t>(stream);
+    uint64_t streamHandle = streamArg.is_none()
+                                ? reinterpret_cast<uint64_t>(stream)
+                                : streamArg.cast<uint64_t>();
+    void *runStream = reinterpret_cast<void *>(streamHandle);
     held.clear();
     // Host arrays to copy back after the run: (tensor, destination or None).
     std::vector<std::pair<const TensorInfo *, py::object>> copyBack;
@@ -308,8 +312,9 @@ struct ExecutionContext {
         continue;
       }
       py::handle value = source[key];
-      if (isCudaDLPack(value)) {
-        bindDLPack(t, value, streamHandle);
+      std::optional<std::pair<int, int>> device = dlpackDevice(value);
+      if (device && isCudaDevice(device->first)) {
+        bindDLPack(t, value, *device, streamHandle);
         continue;
       }
       py::array host = hostArray(value, t.name, t.type, t.shape);
@@ -329,9 +334,9 @@ struct ExecutionContext {
     kiln_status status;
     {
       py::gil_scoped_release release;
-      status = kiln_context_enqueue(handle, stream);
+      status = kiln_context_enqueue(handle, runStream);
       if (status == KILN_STATUS_OK)
-        status = kiln_runtime_stream_synchronize(runtime(), stream);
+        status = kiln_runtime_stream_synchronize(runtime(), runStream);
     }
     check(status);
     py::dict results;
@@ -352,11 +357,12 @@ struct ExecutionContext {
     held.clear();
     for (auto item : bindings) {
       const TensorInfo &t = tensor(py::str(item.first), "enqueue");
-      if (!isCudaDLPack(item.second))
+      std::optional<std::pair<int, int>> device = dlpackDevice(item.second);
+      if (!device || !isCudaDevice(device->first))
         raiseStatus(1, "enqueue: tensor '" + t.name +
                            "' must be a CUDA DLPack tensor (torch, CuPy, "
                            "kiln.DeviceArray); run() takes numpy arrays");
-      bindDLPack(t, item.second, streamHandle);
+      bindDLPack(t, item.second, *device, streamHandle);
     }
     kiln_status status;
     {
@@ -506,12 +512,14 @@ PYBIND11_MODULE(_runtime, m) {
       m, "ExecutionContext",
       "Runs an engine; one thread at a time per context.")
       .def("run", &ExecutionContext::run, py::arg("inputs"),
-           py::arg("outputs") = py::none(),
+           py::arg("outputs") = py::none(), py::arg("stream") = py::none(),
            "Runs the engine once and waits. `inputs` maps every input name "
            "to a numpy array (copied to the device) or a CUDA DLPack tensor "
            "(bound in place). `outputs` may map output names to CUDA DLPack "
            "tensors or numpy arrays to write into. Returns a dict of every "
-           "output: the given objects, and new numpy arrays for the rest.")
+           "output: the given objects, and new numpy arrays for the rest. "
+           "It runs on a stream of the context's, or on `stream` (a CUstream "
+           "as an int; 0: the legacy default stream) when given.")
       .def("enqueue", &ExecutionContext::enqueue, py::arg("bindings"),
            py::arg("stream") = 0,
            "Binds CUDA DLPack tensors (name -> tensor; names bound before "

@@ -83,7 +83,7 @@ def test_run_with_device_arrays_binds_them(fake_runtime, add_plan):
     inputs = random_inputs()
     a = fake_runtime.to_device(inputs["a"])
     out = fake_runtime.empty((N,), np.float32)
-    result = context.run({"a": a, "b": inputs["b"]}, outputs={"out": out})
+    result = context.run({"a": a, "b": inputs["b"]}, outputs={"out": out}, stream=0)
     assert result["out"] is out
     np.testing.assert_array_equal(out.numpy(), (inputs["a"] + w) + inputs["b"])
 
