@@ -143,7 +143,7 @@ class Runtime(_runtime.Runtime):
         log: Optional[LogCallback] = None,
     ) -> None:
         super().__init__(
-            device, None if driver is None else os.fspath(driver), _wrap_log(log)
+            device, None if driver is None else os.fsdecode(driver), _wrap_log(log)
         )
 
     def load(self, path: Union[str, os.PathLike]) -> Engine:
@@ -240,7 +240,7 @@ def compile(  # noqa: A001 (kiln.compile, as torch.compile)
     compiler = _compiler_module()
     if isinstance(model, (bytes, bytearray, memoryview)):
         return compiler.compile_model(None, bytes(model), "<bytes>", settings, _wrap_log(log))
-    path = os.fspath(model)
+    path = os.fsdecode(model)
     return compiler.compile_model(path, None, path, settings, _wrap_log(log))
 
 
@@ -263,7 +263,7 @@ def run_reference(
     wrapped = _wrap_log(log)
     if isinstance(model, (bytes, bytearray, memoryview)):
         return compiler.run_model_reference(None, bytes(model), "<bytes>", settings, wrapped, list(inputs))
-    path = os.fspath(model)
+    path = os.fsdecode(model)
     return compiler.run_model_reference(path, None, path, settings, wrapped, list(inputs))
 
 

@@ -67,12 +67,23 @@ inline std::optional<int> typeFromName(const std::string &name) {
 /// ml_dtypes type), or an InvalidArgumentError naming it.
 inline int typeFromPython(py::handle dtype) {
   std::string name;
-  if (py::isinstance<py::str>(dtype))
+  if (dtype.is_none())
+    raiseStatus(1, "a dtype is needed, got None");
+  if (py::isinstance<py::str>(dtype)) {
     name = dtype.cast<std::string>();
-  else
-    name =
-        py::str(py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype))
-                    .attr("name"));
+  } else {
+    py::dtype d;
+    try {
+      d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+    } catch (py::error_already_set &) {
+      raiseStatus(1, "not a dtype: " + std::string(py::repr(dtype)));
+    }
+    if (!d.attr("isnative").cast<bool>())
+      raiseStatus(1, "dtype " + std::string(py::str(d)) +
+                         " is not in this machine's byte order (convert "
+                         "with .astype(dtype.newbyteorder('=')))");
+    name = py::str(d.attr("name"));
+  }
   if (std::optional<int> type = typeFromName(name))
     return *type;
   raiseStatus(1, "kiln has no element type '" + name + "'");
@@ -119,7 +130,8 @@ inline py::array contiguousArray(py::handle value) {
           : py::array_t<float, py::array::c_style |
                                    py::array::forcecast>::ensure(value);
   if (!array)
-    throw py::error_already_set();
+    raiseStatus(1, "expected a numpy array or a sequence of numbers, got " +
+                       std::string(py::str(py::type::of(value))));
   return array;
 }
 

@@ -118,12 +118,8 @@ struct PyBuilder {
 py::list runReference(PyBuilder &b, py::handle network, py::list inputs) {
   const NetworkDefinition &definition = definitionOf(network);
   std::vector<tooling::HostTensor> in = toHostTensors(inputs), out;
-  rt::Status status = rt::Status::ok();
-  {
-    py::gil_scoped_release release;
-    status = b.builder->runReference(definition, in, out);
-  }
-  check(status);
+  // The GIL stays held: other threads could change the network.
+  check(b.builder->runReference(definition, in, out));
   return toNumpyList(out);
 }
 
@@ -187,13 +183,9 @@ void bindBuilder(py::module_ &m) {
           "build_serialized_plan",
           [](PyBuilder &b, py::handle network, const BuilderConfig &config) {
             const NetworkDefinition &definition = definitionOf(network);
-            rt::StatusOr<std::string> plan =
-                rt::Status(rt::StatusCode::Internal, "");
-            {
-              py::gil_scoped_release release;
-              plan = b.builder->buildSerializedPlan(definition, config);
-            }
-            return py::bytes(valueOr(plan));
+            // The GIL stays held: other threads could change the network.
+            return py::bytes(
+                valueOr(b.builder->buildSerializedPlan(definition, config)));
           },
           py::arg("network"), py::arg("config"),
           "The bytes of a plan for `network` (for Runtime.deserialize).")
@@ -207,6 +199,7 @@ void bindBuilder(py::module_ &m) {
 
 PYBIND11_MODULE(_compiler, m) {
   m.doc() = "kiln's compiler: models and networks to plans (see kiln).";
+  py::dtype::of<float>(); // numpy's API loaded now (see _runtime)
   bindSettings(m);
   m.def("compile_model", &compileFromPython, py::arg("path"), py::arg("bytes"),
         py::arg("name"), py::arg("settings"), py::arg("log"),

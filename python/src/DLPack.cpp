@@ -118,9 +118,15 @@ std::optional<std::pair<int, int>> dlpackDevice(py::handle obj) {
     PyErr_Clear();
     return std::nullopt;
   }
-  py::tuple device =
-      py::reinterpret_steal<py::object>(method)().cast<py::tuple>();
-  return std::make_pair(device[0].cast<int>(), device[1].cast<int>());
+  py::object device = py::reinterpret_steal<py::object>(method)();
+  try {
+    py::tuple pair = device.cast<py::tuple>();
+    if (pair.size() == 2)
+      return std::make_pair(pair[0].cast<int>(), pair[1].cast<int>());
+  } catch (py::cast_error &) {
+  }
+  raiseStatus(1, "__dlpack_device__() gave " + std::string(py::repr(device)) +
+                     ", not (device type, device id)");
 }
 
 bool isCudaDevice(int deviceType) {

@@ -116,10 +116,19 @@ struct DeviceArray {
 };
 
 /// A numpy view of `value` with `type` and `shape`, contiguous (copied when
-/// it is not), or an InvalidArgumentError naming tensor `name`.
+/// it is not), or an InvalidArgumentError naming tensor `name`. For an
+/// output (`output`), `value` itself must be a writable, C-contiguous array
+/// (a subclass too: np.memmap) to write into.
 py::array hostArray(py::handle value, const std::string &name, int type,
-                    const std::vector<int64_t> &shape) {
-  py::array array = py::array::ensure(value);
+                    const std::vector<int64_t> &shape, bool output = false) {
+  py::array array = py::isinstance<py::array>(value)
+                        ? py::reinterpret_borrow<py::array>(value)
+                        : py::array::ensure(value);
+  if (output && (!py::isinstance<py::array>(value) || !array.writeable() ||
+                 !(array.flags() & py::array::c_style)))
+    raiseStatus(1, "run: output '" + name +
+                       "' must be a writable, C-contiguous numpy array (or a "
+                       "CUDA DLPack tensor)");
   if (!array)
     raiseStatus(1, "tensor '" + name +
                        "': expected a numpy array or a DLPack "
@@ -142,7 +151,12 @@ py::array hostArray(py::handle value, const std::string &name, int type,
     raiseStatus(1, "tensor '" + name + "' has shape " + format(got) +
                        ", the engine's tensor " + format(shape));
   }
-  return py::array::ensure(array, py::array::c_style);
+  if (output)
+    return array;
+  py::array contiguous = py::array::ensure(array, py::array::c_style);
+  if (!contiguous)
+    throw py::error_already_set();
+  return contiguous;
 }
 
 struct TensorInfo {
@@ -174,17 +188,30 @@ struct Engine {
   }
 };
 
+/// A contiguous view of a buffer object (bytes, bytearray, a memoryview, a
+/// numpy array), released with it.
+struct ContiguousBuffer {
+  Py_buffer view{};
+  explicit ContiguousBuffer(py::handle object) {
+    if (PyObject_GetBuffer(object.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) {
+      PyErr_Clear();
+      raiseStatus(1, "a plan must be bytes or a contiguous buffer, got " +
+                         std::string(py::str(py::type::of(object))));
+    }
+  }
+  ~ContiguousBuffer() { PyBuffer_Release(&view); }
+};
+
 std::shared_ptr<Engine> deserialize(std::shared_ptr<Runtime> runtime,
-                                    py::buffer plan) {
-  py::buffer_info bytes = plan.request();
+                                    py::object plan) {
+  ContiguousBuffer bytes(plan);
   auto engine = std::make_shared<Engine>();
   engine->runtime = runtime;
   kiln_status status;
   {
     py::gil_scoped_release release;
-    status = kiln_engine_deserialize(runtime->handle, bytes.ptr,
-                                     size_t(bytes.size * bytes.itemsize),
-                                     &engine->handle);
+    status = kiln_engine_deserialize(runtime->handle, bytes.view.buf,
+                                     size_t(bytes.view.len), &engine->handle);
   }
   check(status);
   int count = 0;
@@ -224,9 +251,26 @@ struct ExecutionContext {
   /// run()'s stream and its buffers for host arrays, made on first use.
   void *stream = nullptr;
   std::vector<std::unique_ptr<DeviceMemory>> staging;
-  /// The DLPack tensors of the latest run or enqueue, kept alive.
+  /// Per tensor, the DLPack capsule of the tensor it is bound to (kept alive
+  /// while bound), or None.
   std::vector<py::object> held;
   bool cudaGraphs = false;
+  /// Set while run or enqueue runs (they release the GIL): a context serves
+  /// one thread at a time.
+  bool busy = false;
+
+  /// Marks the context busy for a scope, or raises when it already is.
+  struct Busy {
+    explicit Busy(ExecutionContext &c) : context(c) {
+      if (c.busy)
+        raiseStatus(1, "the execution context is running in another thread "
+                       "(a context serves one thread at a time; make one "
+                       "per thread)");
+      c.busy = true;
+    }
+    ~Busy() { context.busy = false; }
+    ExecutionContext &context;
+  };
 
   ~ExecutionContext() {
     if (stream)
@@ -251,8 +295,13 @@ struct ExecutionContext {
     return engine->tensors[it->second];
   }
 
-  void bind(const TensorInfo &t, uint64_t ptr) {
+  /// Binds `t` to `ptr`, keeping `owner` (a DLPack capsule, or None) alive
+  /// while it stays bound.
+  void bind(const TensorInfo &t, uint64_t ptr, py::object owner = py::none()) {
     check(kiln_context_set_tensor_address(handle, t.name.c_str(), ptr));
+    if (held.empty())
+      held.resize(engine->tensors.size(), py::none());
+    held[t.index] = std::move(owner);
   }
 
   /// Binds DLPack tensor `value` (on `device`) to `t` for work on
@@ -264,8 +313,7 @@ struct ExecutionContext {
         value, device,
         Expected{t.name, t.type, t.shape, engine->runtime->device.ordinal},
         streamHandle, capsule);
-    held.push_back(std::move(capsule));
-    bind(t, ptr);
+    bind(t, ptr, std::move(capsule));
   }
 
   uint64_t stagingBuffer(const TensorInfo &t) {
@@ -278,7 +326,11 @@ struct ExecutionContext {
   }
 
   py::dict run(py::dict inputs, py::object outputs, py::object streamArg) {
+    Busy scope(*this);
     py::dict given = outputs.is_none() ? py::dict() : outputs.cast<py::dict>();
+    // Copies: the caller's code (a __dlpack__) may change the dicts.
+    inputs = py::dict(inputs);
+    given = py::dict(given);
     for (auto item : inputs)
       if (!tensor(py::str(item.first), "run").isInput)
         raiseStatus(1, "run: '" + std::string(py::str(item.first)) +
@@ -296,7 +348,6 @@ struct ExecutionContext {
                                 ? reinterpret_cast<uint64_t>(stream)
                                 : streamArg.cast<uint64_t>();
     void *runStream = reinterpret_cast<void *>(streamHandle);
-    held.clear();
     // Host arrays to copy back after the run: (tensor, destination or None).
     std::vector<std::pair<const TensorInfo *, py::object>> copyBack;
     for (const TensorInfo &t : engine->tensors) {
@@ -311,24 +362,19 @@ struct ExecutionContext {
         copyBack.emplace_back(&t, py::none());
         continue;
       }
-      py::handle value = source[key];
+      py::object value = source[key];
       std::optional<std::pair<int, int>> device = dlpackDevice(value);
       if (device && isCudaDevice(device->first)) {
         bindDLPack(t, value, *device, streamHandle);
         continue;
       }
-      py::array host = hostArray(value, t.name, t.type, t.shape);
+      py::array host = hostArray(value, t.name, t.type, t.shape, !t.isInput);
       uint64_t buffer = stagingBuffer(t);
-      if (t.isInput) {
+      if (t.isInput)
         check(kiln_runtime_copy_to_device(runtime(), buffer, host.data(),
                                           t.bytes));
-      } else {
-        if (!host.writeable() || host.ptr() != value.ptr())
-          raiseStatus(1, "run: output '" + t.name +
-                             "' must be a writable, contiguous numpy array "
-                             "of its type and shape");
+      else
         copyBack.emplace_back(&t, host);
-      }
       bind(t, buffer);
     }
     kiln_status status;
@@ -354,15 +400,20 @@ struct ExecutionContext {
   }
 
   void enqueue(py::dict bindings, uint64_t streamHandle) {
-    held.clear();
-    for (auto item : bindings) {
-      const TensorInfo &t = tensor(py::str(item.first), "enqueue");
-      std::optional<std::pair<int, int>> device = dlpackDevice(item.second);
+    Busy scope(*this);
+    // A list of its own: the caller's code (a __dlpack__) may change the
+    // dict.
+    py::list items(bindings.attr("items")());
+    for (py::handle entry : items) {
+      py::tuple item = entry.cast<py::tuple>();
+      py::object name = item[0], value = item[1];
+      const TensorInfo &t = tensor(py::str(name), "enqueue");
+      std::optional<std::pair<int, int>> device = dlpackDevice(value);
       if (!device || !isCudaDevice(device->first))
         raiseStatus(1, "enqueue: tensor '" + t.name +
                            "' must be a CUDA DLPack tensor (torch, CuPy, "
                            "kiln.DeviceArray); run() takes numpy arrays");
-      bindDLPack(t, item.second, *device, streamHandle);
+      bindDLPack(t, value, *device, streamHandle);
     }
     kiln_status status;
     {
@@ -386,14 +437,20 @@ std::shared_ptr<DeviceArray> emptyArray(std::shared_ptr<Runtime> runtime,
                                         std::vector<int64_t> shape,
                                         py::handle dtype) {
   int type = typeFromPython(dtype);
-  for (int64_t d : shape)
+  // At most 2^40 bytes, as kiln's host tensors.
+  uint64_t bytes = uint64_t(typeBytes(type));
+  for (int64_t d : shape) {
     if (d < 0)
       raiseStatus(1, "a DeviceArray cannot have a negative dimension");
+    if (d != 0 && bytes > (uint64_t(1) << 40) / uint64_t(d))
+      raiseStatus(1, "a DeviceArray of that shape would take more than 2^40 "
+                     "bytes");
+    bytes *= uint64_t(d);
+  }
   auto array = std::make_shared<DeviceArray>();
   array->type = type;
   array->shape = std::move(shape);
-  array->memory = std::make_shared<DeviceMemory>(
-      runtime, uint64_t(numElements(array->shape)) * typeBytes(type));
+  array->memory = std::make_shared<DeviceMemory>(runtime, bytes);
   return array;
 }
 
@@ -409,6 +466,10 @@ std::string formatDeviceInfo(const kiln_device_info &d) {
 
 PYBIND11_MODULE(_runtime, m) {
   m.doc() = "kiln's runtime: plans loaded on the GPU and run (see kiln).";
+  // pybind11 2.10 loads numpy's API in a function-local static on first use,
+  // importing numpy inside it: threads first using numpy at once deadlock
+  // (one waits for the static, holding the GIL). Load it now.
+  py::dtype::of<float>();
   m.attr("C_API_VERSION") = KILN_RUNTIME_C_API_VERSION;
 
   py::class_<kiln_device_info>(m, "DeviceInfo",
@@ -566,7 +627,11 @@ PYBIND11_MODULE(_runtime, m) {
           "__dlpack__",
           [](py::object self, py::object stream) {
             const auto &a = self.cast<const DeviceArray &>();
-            (void)stream; // kiln's own writes are complete (synchronous).
+            // kiln's copies are complete when they return; work enqueued on
+            // a stream must be waited for first (documented).
+            if (!stream.is_none() && py::int_(stream).cast<int64_t>() == 0)
+              raiseStatus(1, "__dlpack__: stream 0 is not allowed for CUDA "
+                             "(DLPack: 1 is the legacy default stream)");
             return makeDLPackCapsule(a.memory->ptr, a.type, a.shape,
                                      a.memory->runtime->device.ordinal, self);
           },

@@ -125,3 +125,8 @@ def test_run_reference_matches_numpy():
     np.testing.assert_allclose(y, np.maximum(x.astype(np.float64) @ w, 0), rtol=1e-5, atol=1e-6)
     with pytest.raises(kiln.InvalidArgumentError):
         kiln.run_reference(small_model(), [x[:1]], batch=2)  # a wrong input shape
+
+
+def test_bad_reference_inputs_are_clear_errors():
+    with pytest.raises(kiln.InvalidArgumentError, match="a sequence of numbers"):
+        kiln.run_reference(small_model(), ["abc"], batch=2)

@@ -224,3 +224,66 @@ def test_a_raising_log_callback_does_not_unwind_into_the_runtime(fake_driver, mo
     assert engine.outputs == ["out"]
     # Reported as unraisable (Python's hook), never unwound through C++.
     assert reported and all(str(e) == "a bad logger" for e in reported)
+
+
+def test_tensors_left_bound_stay_alive(fake_runtime, add_plan):
+    """A tensor bound by an earlier enqueue is kept alive while bound."""
+    engine, w = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+    inputs = random_inputs()
+    out = fake_runtime.empty((N,), "float32")
+    context.enqueue(
+        {"a": fake_runtime.to_device(inputs["a"]), "b": fake_runtime.to_device(inputs["b"]), "out": out},
+        0,
+    )
+    a2 = random_inputs(seed=9)["a"]
+    context.enqueue({"a": fake_runtime.to_device(a2)}, 0)  # b's array lives on
+    fake_runtime.synchronize(0)
+    np.testing.assert_array_equal(out.numpy(), (a2 + w) + inputs["b"])
+
+
+def test_bindings_changed_by_dlpack_code_do_not_crash(fake_runtime, add_plan):
+    engine, _ = engine_of(fake_runtime, add_plan)
+    context = engine.create_execution_context()
+
+    class Meddler:  # drops the dict's reference to itself
+        def __dlpack_device__(self):
+            bindings.clear()
+            return (2, 0)
+
+        def __dlpack__(self, stream=None):
+            return fake_runtime.empty((N,), "float32").__dlpack__(stream)
+
+    bindings = {"a": Meddler()}
+    with pytest.raises(kiln.InvalidArgumentError, match="have no address"):
+        context.enqueue(bindings, 0)  # b and out were never bound
+
+
+def test_odd_arguments_are_clear_errors(fake_runtime, add_plan, tmp_path):
+    plan, _ = add_plan(N)
+    with pytest.raises(kiln.InvalidArgumentError, match="contiguous buffer"):
+        fake_runtime.deserialize(memoryview(plan)[::-1])
+    with pytest.raises(kiln.InvalidArgumentError, match="2\\^40 bytes"):
+        fake_runtime.empty((2**61,), "float64")
+    with pytest.raises(kiln.InvalidArgumentError, match="byte order"):
+        fake_runtime.to_device(np.arange(4, dtype=">f4"))
+    with pytest.raises(kiln.InvalidArgumentError, match="got None"):
+        fake_runtime.empty((4,), None)
+    with pytest.raises(kiln.InvalidArgumentError, match="not a dtype"):
+        fake_runtime.empty((4,), object())
+    with pytest.raises(kiln.InvalidArgumentError, match="stream 0"):
+        fake_runtime.empty((4,), "float32").__dlpack__(0)
+    with pytest.raises(kiln.DriverUnavailableError, match="'/no/libcuda.so'"):
+        kiln.Runtime(driver=b"/no/libcuda.so")
+
+
+def test_memmap_outputs_are_written(fake_runtime, add_plan, tmp_path):
+    engine, w = engine_of(fake_runtime, add_plan)
+    inputs = random_inputs()
+    out = np.memmap(tmp_path / "out.bin", np.float32, "w+", shape=(N,))
+    engine.create_execution_context().run(inputs, outputs={"out": out})
+    np.testing.assert_array_equal(out, (inputs["a"] + w) + inputs["b"])
+    readonly = np.zeros(N, np.float32)
+    readonly.flags.writeable = False
+    with pytest.raises(kiln.InvalidArgumentError, match="writable"):
+        engine.create_execution_context().run(inputs, outputs={"out": readonly})
