@@ -11,6 +11,7 @@
 
 #include "Common.h"
 #include "DLPack.h"
+#include "TorchTensors.h"
 
 #include "kiln/runtime/kiln_runtime.h"
 
@@ -90,13 +91,6 @@ struct DeviceMemory {
   DeviceMemory(const DeviceMemory &) = delete;
   DeviceMemory &operator=(const DeviceMemory &) = delete;
 };
-
-int64_t numElements(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
 
 /// An array in device memory that kiln allocated: what run() and the
 /// runtime's helpers give, and what DLPack consumers (torch.from_dlpack)
@@ -309,11 +303,37 @@ struct ExecutionContext {
   void bindDLPack(const TensorInfo &t, py::handle value,
                   std::pair<int, int> device, uint64_t streamHandle) {
     py::object capsule;
-    uint64_t ptr = takeDLPack(
-        value, device,
-        Expected{t.name, t.type, t.shape, engine->runtime->device.ordinal},
-        streamHandle, capsule);
+    uint64_t ptr =
+        takeDLPack(value, device, expected(t), streamHandle, capsule);
     bind(t, ptr, std::move(capsule));
+  }
+
+  Expected expected(const TensorInfo &t) const {
+    return Expected{t.name, t.type, t.shape, engine->runtime->device.ordinal};
+  }
+
+  /// Binds `value` when it is a torch CUDA tensor and the work runs on
+  /// torch's current stream (`torchStream`, 0 when no torch tensor is
+  /// bound): its address read from torch directly (TorchTensors.h). False
+  /// otherwise (it then goes through DLPack, which orders the streams).
+  bool bindTorch(const TensorInfo &t, py::handle value, uint64_t streamHandle,
+                 std::optional<uint64_t> torchStream) {
+    if (!torchStream || *torchStream != streamHandle ||
+        !isTorchCudaTensor(value))
+      return false;
+    bind(t, torchAddress(value, expected(t)),
+         py::reinterpret_borrow<py::object>(value));
+    return true;
+  }
+
+  /// torch's current stream when one of `values` is a torch CUDA tensor.
+  std::optional<uint64_t>
+  torchStreamFor(std::initializer_list<py::dict> dicts) {
+    for (const py::dict &d : dicts)
+      for (auto item : d)
+        if (isTorchCudaTensor(item.second))
+          return torchCurrentStream(engine->runtime->device.ordinal);
+    return std::nullopt;
   }
 
   uint64_t stagingBuffer(const TensorInfo &t) {
@@ -339,14 +359,17 @@ struct ExecutionContext {
       if (tensor(py::str(item.first), "run").isInput)
         raiseStatus(1, "run: '" + std::string(py::str(item.first)) +
                            "' is an input; give inputs in the first argument");
-    if (streamArg.is_none() && !stream) {
+    // torch tensors run on torch's current stream, as torch's own ops do,
+    // unless a stream is given.
+    std::optional<uint64_t> torchStream = torchStreamFor({inputs, given});
+    if (streamArg.is_none() && !torchStream && !stream) {
       void *created = nullptr;
       check(kiln_runtime_stream_create(runtime(), &created));
       stream = created;
     }
-    uint64_t streamHandle = streamArg.is_none()
-                                ? reinterpret_cast<uint64_t>(stream)
-                                : streamArg.cast<uint64_t>();
+    uint64_t streamHandle = !streamArg.is_none() ? streamArg.cast<uint64_t>()
+                            : torchStream        ? *torchStream
+                                          : reinterpret_cast<uint64_t>(stream);
     void *runStream = reinterpret_cast<void *>(streamHandle);
     // Host arrays to copy back after the run: (tensor, destination or None).
     std::vector<std::pair<const TensorInfo *, py::object>> copyBack;
@@ -363,6 +386,8 @@ struct ExecutionContext {
         continue;
       }
       py::object value = source[key];
+      if (bindTorch(t, value, streamHandle, torchStream))
+        continue;
       std::optional<std::pair<int, int>> device = dlpackDevice(value);
       if (device && isCudaDevice(device->first)) {
         bindDLPack(t, value, *device, streamHandle);
@@ -404,10 +429,13 @@ struct ExecutionContext {
     // A list of its own: the caller's code (a __dlpack__) may change the
     // dict.
     py::list items(bindings.attr("items")());
+    std::optional<uint64_t> torchStream = torchStreamFor({bindings});
     for (py::handle entry : items) {
       py::tuple item = entry.cast<py::tuple>();
       py::object name = item[0], value = item[1];
       const TensorInfo &t = tensor(py::str(name), "enqueue");
+      if (bindTorch(t, value, streamHandle, torchStream))
+        continue;
       std::optional<std::pair<int, int>> device = dlpackDevice(value);
       if (!device || !isCudaDevice(device->first))
         raiseStatus(1, "enqueue: tensor '" + t.name +
@@ -579,8 +607,10 @@ PYBIND11_MODULE(_runtime, m) {
            "(bound in place). `outputs` may map output names to CUDA DLPack "
            "tensors or numpy arrays to write into. Returns a dict of every "
            "output: the given objects, and new numpy arrays for the rest. "
-           "It runs on a stream of the context's, or on `stream` (a CUstream "
-           "as an int; 0: the legacy default stream) when given.")
+           "It runs on `stream` (a CUstream as an int; 0: the legacy default "
+           "stream) when given; else on torch's current stream when torch "
+           "tensors are bound (as torch's ops do), else on a stream of the "
+           "context's.")
       .def("enqueue", &ExecutionContext::enqueue, py::arg("bindings"),
            py::arg("stream") = 0,
            "Binds CUDA DLPack tensors (name -> tensor; names bound before "

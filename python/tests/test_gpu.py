@@ -68,6 +68,23 @@ def test_torch_tensors_bind_without_copies(gpu_runtime, cases):
     stream.synchronize()
     np.testing.assert_allclose(ty.cpu().numpy(), 2 * y, rtol=1e-5, atol=1e-6)
 
+    # run() follows torch's current stream, as torch's ops do.
+    with torch.cuda.stream(stream):
+        tripled = tx * 3
+        context.run({"x": tripled}, outputs={"y": ty})
+        np.testing.assert_allclose(ty.cpu().numpy(), 3 * y, rtol=1e-5, atol=1e-6)
+
+    # On a stream other than torch's current one, DLPack orders the two.
+    other = torch.cuda.Stream()
+    big = torch.randn(4096, 4096, device="cuda")
+    with torch.cuda.stream(stream):
+        for _ in range(4):
+            big = big @ big.T / 4096  # keep the stream busy
+        late = tx * 5 + big[0, 0] * 0
+        context.enqueue({"x": late, "y": ty}, other.cuda_stream)
+    other.synchronize()
+    np.testing.assert_allclose(ty.cpu().numpy(), 5 * y, rtol=1e-4, atol=1e-5)
+
     with pytest.raises(kiln.InvalidArgumentError, match="tensor 'x'.*float16"):
         context.run({"x": tx.half()})
     with pytest.raises(kiln.InvalidArgumentError, match="not contiguous"):
