@@ -10,6 +10,8 @@
 #include "cublas/CublasLt.h"
 #include "engine/LibraryCallRegistry.h"
 #include "kiln/runtime/CublasLtMatmul.h"
+#include "kiln/runtime/Plugin.h"
+#include "plugin/PluginStep.h"
 
 #include <cstdio>
 #include <map>
@@ -30,6 +32,7 @@ Registry &registry() {
     auto r = new Registry; // never destroyed: see above
     // The runtime's own library calls.
     r->handlers[CublasLtMatmulParams::kCallee] = detail::prepareCublasLtMatmul;
+    r->handlers[kPluginCallee] = detail::preparePlugin;
     return r;
   }();
   return *instance;
