@@ -17,5 +17,6 @@ env -u PYTHONPATH \
   KILN_FAKE_CUDA="$build/lib/libkiln_fake_cuda.so" \
   KILN_WRITE_TEST_PLAN="$build/bin/kiln-write-test-plan" \
   KILN_COMPILE="$build/bin/kiln-compile" \
+  KILN_TEST_PLUGIN_LIBRARY="$build/lib/libkiln_test_plugin_library.so" \
   KILN_SOURCE_DIR="$root" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests"

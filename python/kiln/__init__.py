@@ -152,6 +152,15 @@ class Runtime(_runtime.Runtime):
             return self.deserialize(f.read())
 
 
+def load_plugin_library(path: Union[str, os.PathLike]) -> None:
+    """Loads a plugin library and registers its plugin creators for the process.
+
+    Do it before deserializing plans with plugin steps; a plan whose plugin is
+    not registered is refused with UnsupportedPlanError naming it.
+    """
+    _runtime.load_plugin_library(os.fsdecode(path))
+
+
 # kiln.compile's keywords: kiln-compile's flags, dashes as underscores.
 _SCALAR_OPTIONS = {
     "target": str,
@@ -276,6 +285,7 @@ __all__ = [
     "TensorInfo",
     "compile",
     "run_reference",
+    "load_plugin_library",
     "Severity",
     "KilnError",
     "InvalidArgumentError",

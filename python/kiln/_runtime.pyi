@@ -6,6 +6,8 @@ import numpy as np
 
 C_API_VERSION: int
 
+def load_plugin_library(path: str) -> None: ...
+
 _Buffer = Union[bytes, bytearray, memoryview, np.ndarray]
 _DType = Union[str, np.dtype, type]
 

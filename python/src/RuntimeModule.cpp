@@ -500,6 +500,15 @@ PYBIND11_MODULE(_runtime, m) {
   py::dtype::of<float>();
   m.attr("C_API_VERSION") = KILN_RUNTIME_C_API_VERSION;
 
+  m.def(
+      "load_plugin_library",
+      [](const std::string &path) {
+        check(kiln_load_plugin_library(path.c_str()));
+      },
+      py::arg("path"),
+      "Loads a plugin library (KILN_PLUGIN_LIBRARY) and registers its "
+      "creators, before plans that use them are deserialized.");
+
   py::class_<kiln_device_info>(m, "DeviceInfo",
                                "What the driver reports about a device.")
       .def_readonly("ordinal", &kiln_device_info::ordinal)

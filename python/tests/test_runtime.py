@@ -287,3 +287,24 @@ def test_memmap_outputs_are_written(fake_runtime, add_plan, tmp_path):
     readonly.flags.writeable = False
     with pytest.raises(kiln.InvalidArgumentError, match="writable"):
         engine.create_execution_context().run(inputs, outputs={"out": readonly})
+
+
+def test_plans_with_plugins_need_their_library(fake_runtime, tmp_path):
+    """A plugin step (kiln.test::TestClip@2 of the test plugin library, which
+    computes on the stand-in's host memory) loads once its library is."""
+    import os
+    import subprocess
+
+    library = os.environ.get("KILN_TEST_PLUGIN_LIBRARY") or pytest.skip("no test plugin library")
+    writer = os.environ.get("KILN_WRITE_TEST_PLAN") or pytest.skip("no plan writer")
+    plan = tmp_path / "clip.kplan"
+    subprocess.run([writer, "--clip", str(plan), str(N), "-10", "25"], check=True)
+    # (The only test that loads it: the registry is the process's.)
+    with pytest.raises(kiln.UnsupportedPlanError, match="'TestClip' version '2' namespace 'kiln.test'"):
+        fake_runtime.load(plan)
+    with pytest.raises(kiln.InvalidArgumentError, match="cannot load it"):
+        kiln.load_plugin_library(tmp_path / "missing.so")
+    kiln.load_plugin_library(library)
+    x = random_inputs()["a"]
+    out = fake_runtime.load(plan).create_execution_context().run({"x": x})["out"]
+    np.testing.assert_array_equal(out, np.clip(x, -10, 25))

@@ -114,6 +114,19 @@ TEST(PlanInfo, StepCountsWithoutLibraryCalls) {
       << result.output;
 }
 
+TEST(PlanInfo, NamesPluginSteps) {
+  auto file = writePlan(clipPlan(16, -1, 1, "2"));
+  ASSERT_TRUE(file.isOk());
+  std::string path = writeFile("kiln-plan-info-plugin.kplan", *file);
+  ToolResult result = runPlanInfo("--steps '" + path + "'");
+  EXPECT_EQ(result.exitCode, 0);
+  EXPECT_NE(result.output.find("call kiln.plugin buffers=3"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("plugin=kiln.test::TestClip@2 fields=2"),
+            std::string::npos)
+      << result.output;
+}
+
 TEST(PlanInfo, ExactFloatImmediates) {
   PlanContents plan = makeSmallPlan();
   plan.steps[3].launch.args[1] = f32Arg(1.0f / 3.0f);

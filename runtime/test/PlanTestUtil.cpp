@@ -6,6 +6,8 @@
 
 #include "PlanTestUtil.h"
 
+#include "kiln/runtime/Plugin.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -144,6 +146,28 @@ PlanContents addPlan(int64_t n, const std::vector<float> &w) {
                   pointerArg(tensor(1, 0), bytes, kRead),
                   pointerArg(tensor(2, 0), bytes, kWrite), i64Arg(n)}),
   };
+  return plan;
+}
+
+PlanContents clipPlan(int64_t n, double lower, double upper,
+                      const std::string &version) {
+  PluginCall call;
+  call.name = "TestClip";
+  call.version = version;
+  call.pluginNamespace = "kiln.test";
+  call.inputs = call.outputs = {{DataType::F32, {n}}};
+  call.workspaceBytes = uint64_t(n) * 4;
+  call.fields = {PluginField::of("lower", std::vector<double>{lower}),
+                 PluginField::of("upper", std::vector<double>{upper})};
+  uint64_t bytes = uint64_t(n) * 4;
+  PlanContents plan;
+  plan.tensors = {{"x", DataType::F32, {n}, true},
+                  {"out", DataType::F32, {n}, false}};
+  plan.arenaBytes = (bytes + 255) / 256 * 256;
+  plan.steps = {libraryCallStep(
+      kPluginCallee,
+      {{tensor(0, 0), bytes}, {tensor(1, 0), bytes}, {arena(0), bytes}},
+      encodePluginCall(call))};
   return plan;
 }
 

@@ -40,6 +40,10 @@ KernelImage image(KernelImage::Format format, uint32_t arch, std::string text);
 /// add the weights w into the arena, add b into out (tensors a, b, out; one
 /// compute_80 PTX image of kAddModule).
 PlanContents addPlan(int64_t n, const std::vector<float> &w);
+/// out = min(max(x, lower), upper) over n floats as one plugin step of
+/// kiln.test::TestClip@`version` (TestPlugins.h), its workspace in the arena.
+PlanContents clipPlan(int64_t n, double lower, double upper,
+                      const std::string &version = "1");
 /// `n` floats in [-100, 100) from a fixed seed.
 std::vector<float> randomFloats(size_t n, unsigned seed);
 

@@ -13,6 +13,7 @@
 #include "FakeEngine.h"
 #include "PlanTestUtil.h"
 #include "TestPlugins.h"
+#include "kiln/runtime/kiln_runtime.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -26,27 +27,16 @@ namespace {
 constexpr int64_t kN = 1000;
 
 PluginCall clipCall(double lower, double upper) {
-  PluginCall call;
-  call.name = "TestClip";
-  call.version = "1";
-  call.pluginNamespace = "kiln.test";
-  call.inputs = call.outputs = {{DataType::F32, {kN}}};
-  call.workspaceBytes = kN * 4;
-  call.fields = ClipPlugin(lower, upper).getFields();
-  return call;
+  StatusOr<PluginCall> call =
+      decodePluginCall(clipPlan(kN, lower, upper).steps[0].libraryCall.payload);
+  EXPECT_TRUE(call.isOk());
+  return *call;
 }
 
-/// x (input) and out (output) of kN floats, one plugin step with the
-/// workspace in the arena.
+/// clipPlan's plan with `payload` as its plugin step's.
 PlanContents pluginPlan(const std::string &payload) {
-  PlanContents plan;
-  plan.tensors = {{"x", DataType::F32, {kN}, true},
-                  {"out", DataType::F32, {kN}, false}};
-  plan.arenaBytes = kN * 4;
-  plan.steps = {libraryCallStep(
-      kPluginCallee,
-      {{tensor(0, 0), kN * 4}, {tensor(1, 0), kN * 4}, {arena(0), kN * 4}},
-      payload)};
+  PlanContents plan = clipPlan(kN, 0, 1);
+  plan.steps[0].libraryCall.payload = payload;
   return plan;
 }
 
@@ -178,6 +168,18 @@ TEST(PluginRegistryTest, LoadsAPluginLibrary) {
   EXPECT_TRUE(findPluginCreator("TestClip", "2", "kiln.test"));
   // Loading it again registers nothing twice (dlopen counts references).
   EXPECT_TRUE(loadPluginLibrary(KILN_TEST_PLUGIN_LIBRARY).isOk());
+  // A library that is no plugin library.
+  Status notPlugins = loadPluginLibrary(KILN_FAKE_CUDA);
+  EXPECT_THAT(notPlugins.message(),
+              HasSubstr("no kiln_plugin_library_creators"));
+}
+
+TEST(PluginRegistryTest, TheCApiLoadsPluginLibraries) {
+  EXPECT_EQ(kiln_load_plugin_library(nullptr), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(kiln_load_plugin_library("/no/such/lib.so"),
+            KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_THAT(kiln_last_error_message(), HasSubstr("/no/such/lib.so"));
+  EXPECT_EQ(kiln_load_plugin_library(KILN_TEST_PLUGIN_LIBRARY), KILN_STATUS_OK);
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 //===- TestPluginLibrary.cpp - a plugin library for the tests -------------===//
 //
-// A shared object that registers kiln.test::TestClip@2 when it is loaded
-// (loadPluginLibrary): what a user's plugin library does. It does not link
-// the runtime; the loading program provides it (its symbols exported).
+// A shared object whose entry point gives kiln.test::TestClip@2
+// (loadPluginLibrary registers it): what a user's plugin library does. It
+// links nothing of the runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,4 +15,4 @@ public:
 };
 } // namespace
 
-KILN_REGISTER_PLUGIN(LibraryClipCreator);
+KILN_PLUGIN_LIBRARY(LibraryClipCreator)

@@ -3,8 +3,9 @@
 // kiln-write-test-plan OUT.kplan N WEIGHTS.f32: writes the plan of
 // addPlan(N, w) (PlanTestUtil.h: out = (a + w) + b over N floats with the
 // stand-in driver's fake_add_f32 kernel), w read from N raw little-endian
-// floats. The Python package's tests (python/tests) run it on the stand-in
-// driver, which really adds.
+// floats. kiln-write-test-plan --clip OUT.kplan N LOWER UPPER: a plugin
+// step of the test plugin library's TestClip@2 (clipPlan). The Python
+// package's tests (python/tests) run them on the stand-in driver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,9 +18,39 @@
 #include <string>
 #include <vector>
 
+/// Writes `plan` to `path`; an exit status.
+int write(const kiln::rt::PlanContents &plan, const char *path) {
+  auto file = kiln::rt::writePlan(plan);
+  if (!file) {
+    std::fprintf(stderr, "kiln-write-test-plan: %s\n",
+                 file.status().message().c_str());
+    return 1;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out.write(file->data(), std::streamsize(file->size()));
+  if (!out) {
+    std::fprintf(stderr, "kiln-write-test-plan: cannot write '%s'\n", path);
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 6 && std::string(argv[1]) == "--clip") {
+    // --clip OUT.kplan N LOWER UPPER: clipPlan(N, LOWER, UPPER) of
+    // kiln.test::TestClip@2, the plugin of the test plugin library.
+    long long n = std::atoll(argv[3]);
+    if (n <= 0 || n > (1 << 26))
+      return 2;
+    return write(kiln::rt::test::clipPlan(n, std::atof(argv[4]),
+                                          std::atof(argv[5]), "2"),
+                 argv[2]);
+  }
   if (argc != 4) {
-    std::fprintf(stderr, "usage: %s OUT.kplan N WEIGHTS.f32\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s OUT.kplan N WEIGHTS.f32\n"
+                 "       %s --clip OUT.kplan N LOWER UPPER\n",
+                 argv[0], argv[0]);
     return 2;
   }
   char *end = nullptr;
@@ -42,17 +73,5 @@ int main(int argc, char **argv) {
   }
   std::vector<float> w(n);
   std::copy(raw.begin(), raw.end(), reinterpret_cast<char *>(w.data()));
-  auto file = kiln::rt::writePlan(kiln::rt::test::addPlan(n, w));
-  if (!file) {
-    std::fprintf(stderr, "kiln-write-test-plan: %s\n",
-                 file.status().message().c_str());
-    return 1;
-  }
-  std::ofstream out(argv[1], std::ios::binary);
-  out.write(file->data(), std::streamsize(file->size()));
-  if (!out) {
-    std::fprintf(stderr, "kiln-write-test-plan: cannot write '%s'\n", argv[1]);
-    return 1;
-  }
-  return 0;
+  return write(kiln::rt::test::addPlan(n, w), argv[1]);
 }

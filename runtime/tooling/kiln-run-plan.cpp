@@ -4,6 +4,7 @@
 //               [--output-dir DIR] [--seed N] [--warmup N] [--iterations N]
 //               [--profile N] [--cuda-graph] [--back-to-back]
 //               [--kernel-trace] [--cupti=LIB] [--device N] [--driver=LIB]
+//               [--plugin-lib=LIB ...]
 // kiln-run-plan model.kplan --threads T [--contexts C] [--runs N] [--seed N]
 //               [--device N] [--driver=LIB]
 //
@@ -22,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/runtime/Plugin.h"
 #include "kiln/runtime/Runtime.h"
 #include "kiln/tooling/Npy.h"
 #include "kiln/tooling/RunPlan.h"
@@ -40,7 +42,7 @@ static const char *kUsage =
     "         [--reference-dir DIR] [--output-dir DIR] [--seed N]\n"
     "         [--warmup N] [--iterations N] [--profile N] [--cuda-graph]\n"
     "         [--back-to-back] [--kernel-trace] [--cupti=LIB] [--device N]\n"
-    "         [--driver=LIB]\n"
+    "         [--driver=LIB] [--plugin-lib=LIB ...]\n"
     "       kiln-run-plan model.kplan --threads T [--contexts C] [--runs N]\n"
     "         [--seed N] [--device N] [--driver=LIB]\n"
     "Runs a kiln plan on the GPU: inputs from .npy files (others random),\n"
@@ -83,6 +85,14 @@ int main(int argc, char **argv) {
     }
     if (arg.rfind("--driver=", 0) == 0) {
       driver = arg.substr(9);
+      continue;
+    }
+    if (arg.rfind("--plugin-lib=", 0) == 0) {
+      // Before the plan loads: its plugin steps find their creators.
+      if (rt::Status s = rt::loadPluginLibrary(arg.substr(13)); !s) {
+        std::cerr << "kiln-run-plan: error: " << s.message() << "\n";
+        return 1;
+      }
       continue;
     }
     if (arg == "--cuda-graph" || arg == "--kernel-trace" ||

@@ -15,6 +15,7 @@
 
 #include "kiln/runtime/CublasLtMatmul.h"
 #include "kiln/runtime/Plan.h"
+#include "kiln/runtime/Plugin.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -163,6 +164,16 @@ void printStep(size_t index, const Step &step, const PlanContents &plan) {
                     params->algorithm->computeCapability);
       else if (params.isOk())
         std::printf(" algorithm=heuristic");
+    }
+    if (c.callee == kPluginCallee) {
+      auto call = decodePluginCall(c.payload);
+      if (call.isOk())
+        std::printf(
+            " plugin=%s fields=%zu",
+            pluginKey(call->name, call->version, call->pluginNamespace).c_str(),
+            call->fields.size());
+      else
+        std::printf(" plugin=unreadable (%s)", call.status().message().c_str());
     }
     std::printf("\n");
     return;

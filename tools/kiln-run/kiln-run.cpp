@@ -20,6 +20,7 @@
 
 #include "kiln/Compiler/Compiler.h"
 #include "kiln/Import/TensorFile.h"
+#include "kiln/runtime/Plugin.h"
 #include "kiln/tooling/RunPlan.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -101,8 +102,20 @@ static int fail(const std::string &message) {
   return 1;
 }
 
-/// The runtime on GPU 0, or null after printing why there is none.
+static cl::list<std::string>
+    pluginLibs("plugin-lib",
+               cl::desc("Load a plugin library (KILN_PLUGIN_LIBRARY) before "
+                        "running a plan with plugin steps"),
+               cl::value_desc("lib.so"));
+
+/// The runtime on GPU 0, with --plugin-lib's libraries loaded, or null after
+/// printing why there is none.
 static std::unique_ptr<rt::Runtime> createRuntime(rt::Logger &logger) {
+  for (const std::string &library : pluginLibs)
+    if (rt::Status s = rt::loadPluginLibrary(library); !s) {
+      fail(s.message());
+      return nullptr;
+    }
   auto runtime = rt::Runtime::create(&logger);
   if (!runtime.isOk()) {
     fail("cannot run on the GPU: " + runtime.status().toString());

@@ -10,6 +10,8 @@
 
 #include "kiln/runtime/kiln_runtime.h"
 
+#include "kiln/runtime/Plugin.h"
+
 #include "kiln/runtime/Runtime.h"
 
 #include <atomic>
@@ -318,6 +320,14 @@ kiln_status kiln_runtime_stream_destroy(kiln_runtime *runtime, void *stream) {
     if (!runtime)
       return null("kiln_runtime_stream_destroy", "runtime");
     return runtime->runtime->destroyStream(stream);
+  });
+}
+
+kiln_status kiln_load_plugin_library(const char *path) {
+  return run("kiln_load_plugin_library", [&]() -> Status {
+    if (!path)
+      return null("kiln_load_plugin_library", "path");
+    return kiln::rt::loadPluginLibrary(path);
   });
 }
 

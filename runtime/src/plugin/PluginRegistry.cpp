@@ -1,8 +1,8 @@
 //===- PluginRegistry.cpp - the process's plugin creators -------*- C++ -*-===//
 //
 // One map from "namespace::name@version" to creator, behind a mutex, built on
-// first use (static registrations of other files may run first); plugin
-// libraries loaded with dlopen; the fields' helpers.
+// first use (static registrations of other files may run first), and plugin
+// libraries loaded with dlopen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <typeinfo>
 
 namespace kiln::rt {
 
@@ -19,9 +20,6 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<PluginCreator>> creators;
-  /// Registrations that failed, in order (loadPluginLibrary reports those
-  /// of the library it loads).
-  std::vector<std::string> failures;
 };
 
 Registry &registry() {
@@ -29,52 +27,6 @@ Registry &registry() {
   return *instance;
 }
 } // namespace
-
-Plugin::~Plugin() = default;
-PluginCreator::~PluginCreator() = default;
-
-Status Plugin::configure(const std::vector<PluginTensor> &,
-                         const std::vector<PluginTensor> &) {
-  return Status::ok();
-}
-
-uint64_t Plugin::getWorkspaceBytes(const std::vector<PluginTensor> &) const {
-  return 0;
-}
-
-std::string PluginCreator::pluginNamespace() const { return ""; }
-
-PluginField PluginField::of(std::string name, std::vector<int64_t> values) {
-  PluginField f;
-  f.name = std::move(name);
-  f.type = Type::Ints;
-  f.ints = std::move(values);
-  return f;
-}
-
-PluginField PluginField::of(std::string name, std::vector<double> values) {
-  PluginField f;
-  f.name = std::move(name);
-  f.type = Type::Floats;
-  f.floats = std::move(values);
-  return f;
-}
-
-PluginField PluginField::of(std::string name, std::string text) {
-  PluginField f;
-  f.name = std::move(name);
-  f.type = Type::Text;
-  f.text = std::move(text);
-  return f;
-}
-
-const PluginField *findField(const PluginFields &fields,
-                             const std::string &name) {
-  for (const PluginField &f : fields)
-    if (f.name == name)
-      return &f;
-  return nullptr;
-}
 
 std::string pluginKey(const std::string &name, const std::string &version,
                       const std::string &pluginNamespace) {
@@ -131,29 +83,37 @@ PluginRegistration::PluginRegistration(std::shared_ptr<PluginCreator> creator)
     return;
   std::fprintf(stderr, "kiln: error: registering a plugin: %s\n",
                status_.message().c_str());
-  Registry &r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.failures.push_back(status_.message());
 }
 
 Status loadPluginLibrary(const std::string &path) {
-  Registry &r = registry();
-  size_t before;
-  {
-    std::lock_guard<std::mutex> lock(r.mutex);
-    before = r.failures.size();
-  }
-  if (!dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+  auto refuse = [&](const std::string &why) {
+    return Status(StatusCode::InvalidArgument,
+                  "plugin library '" + path + "': " + why);
+  };
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
     const char *why = dlerror();
-    return Status(StatusCode::InvalidArgument,
-                  "cannot load the plugin library '" + path +
-                      "': " + (why ? why : "unknown error"));
+    return refuse(std::string("cannot load it: ") +
+                  (why ? why : "unknown error"));
   }
-  std::lock_guard<std::mutex> lock(r.mutex);
-  if (r.failures.size() > before)
-    return Status(StatusCode::InvalidArgument,
-                  "the plugin library '" + path +
-                      "' failed to register a plugin: " + r.failures[before]);
+  auto entry = reinterpret_cast<PluginLibraryEntry>(
+      dlsym(library, "kiln_plugin_library_creators"));
+  if (!entry)
+    return refuse("it has no kiln_plugin_library_creators (define it with "
+                  "KILN_PLUGIN_LIBRARY)");
+  std::vector<std::shared_ptr<PluginCreator>> creators;
+  entry(&creators);
+  for (std::shared_ptr<PluginCreator> &creator : creators) {
+    if (!creator)
+      return refuse("it gave a null creator");
+    std::shared_ptr<PluginCreator> registered = findPluginCreator(
+        creator->name(), creator->version(), creator->pluginNamespace());
+    if (registered && registered.get() != creator.get() &&
+        typeid(*registered) == typeid(*creator))
+      continue; // loaded before: already registered
+    if (Status s = registerPluginCreator(creator); !s)
+      return refuse(s.message());
+  }
   return Status::ok();
 }
 

@@ -27,6 +27,14 @@
 // Register creators (or load their libraries, loadPluginLibrary) before
 // deserializing a plan that uses them.
 //
+// Plugin libraries: a shared object names its creators once with
+// KILN_PLUGIN_LIBRARY(CreatorA, CreatorB, ...), which defines the C entry
+// point kiln_plugin_library_creators. loadPluginLibrary dlopens the library,
+// calls it and registers what it gives in the loading program's registry.
+// Plugin and PluginCreator are header-only (inline), so a plugin library
+// links nothing of the runtime: it loads into any kiln program (kiln-run,
+// the Python package) built with the same C++ standard library.
+//
 // Threads: the registry may be used from any thread. A creator is called by
 // every thread that loads an engine. A plugin is made per engine; enqueue is
 // called by every context of it, possibly at once on different streams, so
@@ -58,15 +66,38 @@ struct PluginField {
   std::vector<double> floats;
   std::string text;
 
-  static PluginField of(std::string name, std::vector<int64_t> values);
-  static PluginField of(std::string name, std::vector<double> values);
-  static PluginField of(std::string name, std::string text);
+  static PluginField of(std::string name, std::vector<int64_t> values) {
+    PluginField f;
+    f.name = std::move(name);
+    f.type = Type::Ints;
+    f.ints = std::move(values);
+    return f;
+  }
+  static PluginField of(std::string name, std::vector<double> values) {
+    PluginField f;
+    f.name = std::move(name);
+    f.type = Type::Floats;
+    f.floats = std::move(values);
+    return f;
+  }
+  static PluginField of(std::string name, std::string text) {
+    PluginField f;
+    f.name = std::move(name);
+    f.type = Type::Text;
+    f.text = std::move(text);
+    return f;
+  }
 };
 using PluginFields = std::vector<PluginField>;
 
 /// The field called `name` in `fields`, or null.
-const PluginField *findField(const PluginFields &fields,
-                             const std::string &name);
+inline const PluginField *findField(const PluginFields &fields,
+                                    const std::string &name) {
+  for (const PluginField &f : fields)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
 
 /// An input or output of a plugin.
 struct PluginTensor {
@@ -89,7 +120,7 @@ struct PluginBuffers {
 /// A layer the application implements (the seeds' IPluginV2).
 class Plugin {
 public:
-  virtual ~Plugin();
+  virtual ~Plugin() = default;
   /// The outputs for `inputs`, or InvalidArgument saying why the plugin
   /// cannot take them. The compiler calls it to infer shapes; the runtime
   /// calls it again at load and checks the answer against the plan.
@@ -98,10 +129,16 @@ public:
   /// Prepares for these inputs and outputs (once per engine, before any
   /// enqueue).
   virtual Status configure(const std::vector<PluginTensor> &inputs,
-                           const std::vector<PluginTensor> &outputs);
+                           const std::vector<PluginTensor> &outputs) {
+    (void)inputs, (void)outputs;
+    return Status::ok();
+  }
   /// Device bytes enqueue needs for scratch, for these inputs.
   virtual uint64_t
-  getWorkspaceBytes(const std::vector<PluginTensor> &inputs) const;
+  getWorkspaceBytes(const std::vector<PluginTensor> &inputs) const {
+    (void)inputs;
+    return 0;
+  }
   /// Enqueues the layer on `buffers.stream` without waiting (the device's
   /// primary context is current). A failure names its cause.
   virtual Status enqueue(const PluginBuffers &buffers) = 0;
@@ -112,11 +149,11 @@ public:
 /// Makes plugins of one kind (the seeds' IPluginCreator).
 class PluginCreator {
 public:
-  virtual ~PluginCreator();
+  virtual ~PluginCreator() = default;
   virtual std::string name() const = 0;
   virtual std::string version() const = 0;
   /// "" by default.
-  virtual std::string pluginNamespace() const;
+  virtual std::string pluginNamespace() const { return ""; }
   /// The fields create() takes, with their types (importers map attributes
   /// to them).
   virtual std::vector<std::pair<std::string, PluginField::Type>>
@@ -146,11 +183,16 @@ findPluginCreator(const std::string &name, const std::string &version,
 /// pluginKey() of every registered creator, sorted.
 std::vector<std::string> registeredPlugins();
 
-/// Loads the plugin library at `path` (dlopen): its KILN_REGISTER_PLUGIN
-/// registrations run as it loads. InvalidArgument naming the library and
-/// dlerror()'s words when it cannot be loaded; a registration that fails
-/// (a duplicate) is reported the same way. The library stays loaded.
+/// Loads the plugin library at `path` (dlopen) and registers the creators
+/// its KILN_PLUGIN_LIBRARY names. InvalidArgument naming the library when it
+/// cannot be loaded (dlerror()'s words), has no kiln_plugin_library_creators,
+/// or gives a creator that cannot be registered (a duplicate: loading a
+/// library twice registers nothing twice). The library stays loaded.
 Status loadPluginLibrary(const std::string &path);
+
+/// The entry point of a plugin library (KILN_PLUGIN_LIBRARY).
+using PluginLibraryEntry =
+    void (*)(std::vector<std::shared_ptr<PluginCreator>> *creators);
 
 /// What a plugin step records: the creator, the tensors and the fields.
 struct PluginCall {
@@ -169,9 +211,9 @@ std::string encodePluginCall(const PluginCall &call);
 /// truncated or oversized field, a checksum that does not match).
 StatusOr<PluginCall> decodePluginCall(const std::string &payload);
 
-/// Registers a creator when constructed (KILN_REGISTER_PLUGIN); a failure is
-/// printed to stderr and kept in status(), and loadPluginLibrary reports
-/// failures of the library it loads.
+/// Registers a creator when constructed (KILN_REGISTER_PLUGIN, for creators
+/// compiled into the program); a failure is printed to stderr and kept in
+/// status().
 class PluginRegistration {
 public:
   explicit PluginRegistration(std::shared_ptr<PluginCreator> creator);
@@ -190,5 +232,22 @@ private:
       kilnPluginRegistration, __LINE__)(std::make_shared<Creator>())
 
 } // namespace kiln::rt
+
+/// Defines a plugin library's entry point, giving a creator of each class
+/// (default-constructible) named: KILN_PLUGIN_LIBRARY(ClipCreator, ...). Once
+/// per library, at namespace scope.
+#define KILN_PLUGIN_LIBRARY(...)                                               \
+  extern "C" __attribute__((visibility("default"))) void                       \
+  kiln_plugin_library_creators(                                                \
+      std::vector<std::shared_ptr<::kiln::rt::PluginCreator>> *creators) {     \
+    ::kiln::rt::detail::appendCreators<__VA_ARGS__>(*creators);                \
+  }
+
+namespace kiln::rt::detail {
+template <typename... Creators>
+void appendCreators(std::vector<std::shared_ptr<PluginCreator>> &creators) {
+  (creators.push_back(std::make_shared<Creators>()), ...);
+}
+} // namespace kiln::rt::detail
 
 #endif // KILN_RUNTIME_PLUGIN_H

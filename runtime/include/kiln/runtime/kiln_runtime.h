@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /// Raised when a function is added or changes.
-#define KILN_RUNTIME_C_API_VERSION 1
+#define KILN_RUNTIME_C_API_VERSION 2
 
 //===----------------------------------------------------------------------===//
 // Status and messages
@@ -146,6 +146,11 @@ kiln_status kiln_runtime_stream_synchronize(kiln_runtime *runtime,
                                             void *stream);
 /// Destroys `stream` (NULL: nothing).
 kiln_status kiln_runtime_stream_destroy(kiln_runtime *runtime, void *stream);
+
+/// Loads the plugin library at `path` and registers its creators for every
+/// runtime of the process (kiln/runtime/Plugin.h: loadPluginLibrary), before
+/// deserializing plans that use them. Since C API version 2.
+kiln_status kiln_load_plugin_library(const char *path);
 
 //===----------------------------------------------------------------------===//
 // Engine: a plan loaded on the device
