@@ -18,6 +18,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace kiln::rt;
 using namespace kiln::rt::test;
 using ::testing::HasSubstr;
@@ -144,6 +146,48 @@ TEST(PluginPayloadTest, RoundTripsAndRefusesEveryPrefix) {
     ASSERT_FALSE(cut.isOk()) << n;
     EXPECT_EQ(cut.status().code(), StatusCode::InvalidPlan);
   }
+}
+
+// Random damage with the checksum repaired, so that it reaches the parser:
+// every result is a clean refusal or a payload that encodes back to itself.
+TEST(PluginPayloadTest, SurvivesRandomDamage) {
+  PluginCall call = clipCall(-2.5, 7);
+  call.fields.push_back(PluginField::of("mode", std::string("nearest")));
+  call.fields.push_back(PluginField::of("axes", std::vector<int64_t>{1, 3}));
+  const std::string good = encodePluginCall(call);
+  std::mt19937 rng(7);
+  int accepted = 0;
+  for (int iteration = 0; iteration < 20000; ++iteration) {
+    std::string body = good.substr(0, good.size() - 4);
+    for (int edits = 1 + int(rng() % 4); edits > 0; --edits) {
+      size_t at = rng() % body.size();
+      switch (rng() % 4) {
+      case 0:
+        body[at] = char(rng());
+        break;
+      case 1:
+        body[at] ^= char(1u << (rng() % 8));
+        break;
+      case 2:
+        body.erase(at, 1 + rng() % 8);
+        break;
+      default:
+        body.insert(at, std::string(1 + rng() % 8, char(rng())));
+      }
+      if (body.size() < 8)
+        body = good.substr(0, good.size() - 4);
+    }
+    uint32_t crc = referenceCrc32(body.data(), body.size());
+    std::string payload = body + std::string(reinterpret_cast<char *>(&crc), 4);
+    StatusOr<PluginCall> decoded = decodePluginCall(payload);
+    if (!decoded.isOk()) {
+      ASSERT_EQ(decoded.status().code(), StatusCode::InvalidPlan);
+      continue;
+    }
+    ++accepted;
+    ASSERT_EQ(encodePluginCall(*decoded), payload) << iteration;
+  }
+  EXPECT_GT(accepted, 0); // some damage still parses (e.g. within a value)
 }
 
 TEST(PluginRegistryTest, RegistersFindsAndRefusesDuplicates) {
