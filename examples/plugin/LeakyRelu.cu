@@ -58,9 +58,8 @@ public:
         reinterpret_cast<float *>(b.outputs[0]), float(slope), elements);
     cudaError_t error = cudaGetLastError();
     if (error != cudaSuccess)
-      return Status(StatusCode::DriverError,
-                    std::string("LeakyRelu launch: ") +
-                        cudaGetErrorString(error));
+      return Status(StatusCode::DriverError, std::string("LeakyRelu launch: ") +
+                                                 cudaGetErrorString(error));
     return Status::ok();
   }
 

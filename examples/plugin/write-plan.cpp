@@ -46,8 +46,8 @@ int main(int argc, char **argv) {
   x.index = 0;
   y.space = MemorySpace::Tensor;
   y.index = 1;
-  step.libraryCall = {kPluginCallee, {{x, bytes}, {y, bytes}},
-                      encodePluginCall(call)};
+  step.libraryCall = {
+      kPluginCallee, {{x, bytes}, {y, bytes}}, encodePluginCall(call)};
   plan.steps = {step};
   auto file = writePlan(plan);
   if (!file) {
