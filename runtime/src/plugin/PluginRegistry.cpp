@@ -108,9 +108,11 @@ Status loadPluginLibrary(const std::string &path) {
       return refuse("it gave a null creator");
     std::shared_ptr<PluginCreator> registered = findPluginCreator(
         creator->name(), creator->version(), creator->pluginNamespace());
-    if (registered && registered.get() != creator.get() &&
-        typeid(*registered) == typeid(*creator))
-      continue; // loaded before: already registered
+    if (registered) {
+      const PluginCreator &before = *registered, &now = *creator;
+      if (typeid(before) == typeid(now))
+        continue; // the library was loaded before: already registered
+    }
     if (Status s = registerPluginCreator(creator); !s)
       return refuse(s.message());
   }
