@@ -10,6 +10,7 @@
 #include "kiln/InitAll.h"
 
 #include "kiln/Codegen/GPU/Passes.h"
+#include "kiln/Codegen/GPU/PluginBufferization.h"
 #include "kiln/Codegen/Host/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -81,6 +82,7 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerPluginBufferizationModel(registry);
   // Tile and fuse of fusion groups.
   linalg::registerTilingInterfaceExternalModels(registry);
   // convert-gpu-to-nvvm lowers the other dialects through these.

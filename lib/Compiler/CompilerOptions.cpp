@@ -9,6 +9,7 @@
 #include "kiln/Compiler/CompilerOptions.h"
 
 #include "kiln/Target/CUDA/CudaTarget.h"
+#include "kiln/runtime/Plugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
 
@@ -114,6 +115,11 @@ struct ImportCLOptions {
       "max-model-bytes",
       cl::desc("Largest model file accepted (default 2 GiB)"),
       cl::init(uint64_t(2) << 30)};
+  cl::list<std::string> pluginLibraries{
+      "plugin-lib",
+      cl::desc("Load a plugin library (KILN_PLUGIN_LIBRARY): its plugins "
+               "implement layers kiln does not know, and plans using them"),
+      cl::value_desc("lib.so")};
 };
 
 llvm::ManagedStatic<CodegenCLOptions> codegenOptions;
@@ -235,6 +241,8 @@ void copyIfGiven(std::optional<T> &to, const Option &option) {
     if (cl.batch >= 0)
       s.batch = cl.batch;
     copyIfGiven(s.maxModelBytes, cl.maxModelBytes);
+    s.pluginLibraries.assign(cl.pluginLibraries.begin(),
+                             cl.pluginLibraries.end());
   }
   return s;
 }
@@ -319,6 +327,10 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
                   *s.maxMemory + "'");
     options.maxMemoryBytes = *bytes;
   }
+  for (const std::string &library : s.pluginLibraries)
+    if (::kiln::rt::Status loaded = ::kiln::rt::loadPluginLibrary(library);
+        !loaded)
+      return fail("--plugin-lib: " + loaded.message());
   for (const std::string &spec : s.inputShapes) {
     std::string name;
     SmallVector<int64_t> shape;

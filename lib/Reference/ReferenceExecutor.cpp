@@ -12,8 +12,10 @@
 
 #include "kiln/Codegen/Host/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/DataType.h"
+#include "kiln/runtime/Plugin.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -51,6 +53,19 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups) {
     return module->emitError(
         "reference executor: expects one network function");
   func::FuncOp func = funcs[0];
+  // Plugins are CUDA code the application supplies: nothing to run here.
+  PluginOp plugin;
+  func.walk([&](PluginOp op) {
+    plugin = op;
+    return WalkResult::interrupt();
+  });
+  if (plugin)
+    return plugin.emitError("reference executor: the layer is the plugin ")
+           << ::kiln::rt::pluginKey(plugin.getPlugin().str(),
+                                    plugin.getVersion().str(),
+                                    plugin.getPluginNamespace().str())
+           << ", which runs only on the GPU (plugins are CUDA code); run "
+              "the plan with kiln-run instead";
   std::unique_ptr<ReferenceExecutor> exec(new ReferenceExecutor());
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     FailureOr<rt::TensorDesc> spec = specOf(

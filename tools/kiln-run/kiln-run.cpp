@@ -102,16 +102,10 @@ static int fail(const std::string &message) {
   return 1;
 }
 
-static cl::list<std::string>
-    pluginLibs("plugin-lib",
-               cl::desc("Load a plugin library (KILN_PLUGIN_LIBRARY) before "
-                        "running a plan with plugin steps"),
-               cl::value_desc("lib.so"));
-
 /// The runtime on GPU 0, with --plugin-lib's libraries loaded, or null after
 /// printing why there is none.
 static std::unique_ptr<rt::Runtime> createRuntime(rt::Logger &logger) {
-  for (const std::string &library : pluginLibs)
+  for (const std::string &library : getCompileSettingsFromCL().pluginLibraries)
     if (rt::Status s = rt::loadPluginLibrary(library); !s) {
       fail(s.message());
       return nullptr;

@@ -54,6 +54,10 @@ struct CompileSettings {
   std::vector<std::string> constantInputs;
   /// --max-model-bytes.
   std::optional<uint64_t> maxModelBytes;
+  /// --plugin-lib, each a plugin library (KILN_PLUGIN_LIBRARY) to load
+  /// before importing: its plugins then implement layers the importers map
+  /// to them.
+  std::vector<std::string> pluginLibraries;
 };
 
 } // namespace kiln

@@ -74,6 +74,8 @@ struct ConvertToLinalgPass
     });
     ConversionTarget target(*ctx);
     target.addIllegalDialect<KilnDialect>();
+    // Plugins stay layers: they bufferize into library calls.
+    target.addLegalOp<PluginOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

@@ -13,6 +13,7 @@
 
 #include "kiln/Dialect/Kiln/IR/CheckedBuild.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/runtime/Plugin.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringMap.h"
@@ -163,6 +164,14 @@ void appendPadHandlers(std::vector<HandlerEntry> &table);
 /// Rows for the op versions after opset 17 that kiln imports, each with the
 /// handler of the op's previous row (NewerVersions.cpp); after the others.
 void appendNewerVersions(std::vector<HandlerEntry> &table);
+
+/// The registered plugin creator that implements `node` (an op of a custom
+/// `domain`, or one kiln does not know), or null (PluginNodes.cpp).
+std::shared_ptr<::kiln::rt::PluginCreator>
+findNodePlugin(const onnx::NodeProto &node, const std::string &domain);
+/// Imports `node` as a kiln.plugin made by `creator`.
+LogicalResult importPluginNode(NodeContext &nc,
+                               const ::kiln::rt::PluginCreator &creator);
 
 /// Converts a TensorProto (with `raw_data` moved out, not copied, when it
 /// can be) to an attribute; external data is read relative to `modelDir`.

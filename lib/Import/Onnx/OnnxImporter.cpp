@@ -645,12 +645,21 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
                     true);
   if (std::string why = checkAttributeTypes(node, domain); !why.empty())
     return report(why, false);
-  if (!domain.empty())
-    return report("domain '" + domain + "' is not supported", true);
-  std::string why;
-  const HandlerEntry *handler = findHandler(node, why);
-  if (!handler)
-    return report(why, true);
+  // Ops kiln knows are kiln's; others may be plugins (PluginNodes.cpp).
+  std::string why = "domain '" + domain + "' is not supported";
+  const HandlerEntry *handler =
+      domain.empty() ? findHandler(node, why) : nullptr;
+  std::shared_ptr<::kiln::rt::PluginCreator> plugin =
+      handler ? nullptr : findNodePlugin(node, domain);
+  if (!handler && !plugin) {
+    bool known = domain.empty() && llvm::any_of(table, [&](const auto &e) {
+                   return node.op_type() == e.opType;
+                 });
+    return report(known ? why
+                        : why + ", and no registered plugin is named '" +
+                              node.op_type() + "'",
+                  true);
+  }
 
   Location loc = NameLoc::get(
       b.getStringAttr(node.name().empty()
@@ -668,7 +677,7 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
         nodeError = diag.str();
       return success();
     });
-    ok = handler->handler(nc);
+    ok = handler ? handler->handler(nc) : importPluginNode(nc, *plugin);
   }
   if (failed(ok)) {
     if (nodeError.empty())

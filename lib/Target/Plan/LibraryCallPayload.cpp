@@ -2,7 +2,10 @@
 
 #include "LibraryCallPayload.h"
 
+#include "kiln/Support/DataType.h"
+#include "kiln/Support/PluginFields.h"
 #include "kiln/runtime/CublasLtMatmul.h"
+#include "kiln/runtime/Plugin.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -94,10 +97,90 @@ static FailureOr<std::string> encodeCublasLtMatmul(LibraryCallOp call) {
   return payload;
 }
 
+/// A plugin step's payload (runtime/src/plugin/PluginStep.cpp): the
+/// plugin's name, version, namespace and fields from the params, its tensors
+/// from the buffers ("read" ones are inputs, "write" ones outputs, a last
+/// "readwrite" one the workspace), each a contiguous memref.
+static FailureOr<std::string> encodePlugin(LibraryCallOp call) {
+  DictionaryAttr params = call.getParams();
+  rt::PluginCall p;
+  auto text = [&](StringRef name, std::string &out) {
+    auto a = params.getAs<StringAttr>(name);
+    if (a)
+      out = a.str();
+    return a != nullptr;
+  };
+  auto fields = params.getAs<DictionaryAttr>("fields");
+  auto workspace = params.getAs<IntegerAttr>("workspace");
+  if (!text("plugin", p.name) || !text("version", p.version) ||
+      !text("namespace", p.pluginNamespace) || !fields || !workspace ||
+      workspace.getInt() < 0)
+    return call.emitError("plan: kiln.plugin's params must be plugin, "
+                          "version, namespace (strings), fields (a "
+                          "dictionary) and workspace (bytes), got ")
+           << params;
+  p.fields = getPluginFields(fields);
+  p.workspaceBytes = uint64_t(workspace.getInt());
+  for (auto [i, buffer, access] :
+       llvm::enumerate(call.getBuffers(), call.getAccess())) {
+    auto type = cast<MemRefType>(buffer.getType());
+    StringRef a = cast<StringAttr>(access).getValue();
+    if (a == "readwrite") {
+      if (i + 1 != call.getBuffers().size() || !p.workspaceBytes)
+        return call.emitError("plan: kiln.plugin's buffer ")
+               << i << " is read and written, which only a workspace (the "
+               << "last buffer) may be";
+      continue;
+    }
+    std::optional<rt::DataType> element =
+        getRuntimeDataType(type.getElementType());
+    if (!type.hasStaticShape() ||
+        !type.areTrailingDimsContiguous(type.getRank()) || !element)
+      return call.emitError("plan: kiln.plugin's buffer ")
+             << i << " must be a contiguous memref of static shape and a "
+             << "plan type, got " << type;
+    rt::PluginTensor tensor{
+        *element,
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end())};
+    if (a == "read" && p.outputs.empty())
+      p.inputs.push_back(tensor);
+    else if (a == "write")
+      p.outputs.push_back(tensor);
+    else
+      return call.emitError("plan: kiln.plugin's buffer ")
+             << i << " is an input after an output";
+  }
+  if (p.workspaceBytes &&
+      cast<StringAttr>(call.getAccess().getValue().back()).getValue() !=
+          "readwrite")
+    return call.emitError("plan: kiln.plugin has a workspace of ")
+           << p.workspaceBytes << " bytes but no workspace buffer";
+  // A plugin this compiler has registered is asked again, as the runtime
+  // will ask it at load.
+  if (auto creator =
+          rt::findPluginCreator(p.name, p.version, p.pluginNamespace)) {
+    auto plugin = creator->create(p.fields);
+    auto outputs =
+        plugin ? (*plugin)->getOutputs(p.inputs)
+               : rt::StatusOr<std::vector<rt::PluginTensor>>(plugin.status());
+    if (!outputs)
+      return call.emitError("plan: plugin ")
+             << rt::pluginKey(p.name, p.version, p.pluginNamespace) << ": "
+             << outputs.status().message();
+    if (*outputs != p.outputs)
+      return call.emitError("plan: plugin ")
+             << rt::pluginKey(p.name, p.version, p.pluginNamespace)
+             << " gives other outputs than its buffers hold";
+  }
+  return rt::encodePluginCall(p);
+}
+
 FailureOr<std::string>
 mlir::kiln::encodeLibraryCallPayload(LibraryCallOp call) {
   if (call.getCallee() == rt::CublasLtMatmulParams::kCallee)
     return encodeCublasLtMatmul(call);
+  if (call.getCallee() == rt::kPluginCallee)
+    return encodePlugin(call);
   return call.emitError("plan: no payload encoding for library call '")
          << call.getCallee() << "'";
 }

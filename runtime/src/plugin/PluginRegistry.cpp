@@ -59,16 +59,38 @@ bool unregisterPluginCreator(const std::string &name,
   return r.creators.erase(pluginKey(name, version, pluginNamespace)) != 0;
 }
 
+namespace {
+/// The creator for `key`, without loading the built-ins.
+std::shared_ptr<PluginCreator> findRegistered(const std::string &key) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.creators.find(key);
+  return it == r.creators.end() ? nullptr : it->second;
+}
+} // namespace
+
 std::shared_ptr<PluginCreator>
 findPluginCreator(const std::string &name, const std::string &version,
                   const std::string &pluginNamespace) {
+  std::string key = pluginKey(name, version, pluginNamespace);
+  if (std::shared_ptr<PluginCreator> creator = findRegistered(key))
+    return creator;
+  (void)loadBuiltinPlugins();
+  return findRegistered(key);
+}
+
+std::vector<std::shared_ptr<PluginCreator>> registeredPluginCreators() {
+  (void)loadBuiltinPlugins();
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.creators.find(pluginKey(name, version, pluginNamespace));
-  return it == r.creators.end() ? nullptr : it->second;
+  std::vector<std::shared_ptr<PluginCreator>> creators;
+  for (const auto &entry : r.creators)
+    creators.push_back(entry.second);
+  return creators;
 }
 
 std::vector<std::string> registeredPlugins() {
+  (void)loadBuiltinPlugins();
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   std::vector<std::string> keys;
@@ -106,8 +128,8 @@ Status loadPluginLibrary(const std::string &path) {
   for (std::shared_ptr<PluginCreator> &creator : creators) {
     if (!creator)
       return refuse("it gave a null creator");
-    std::shared_ptr<PluginCreator> registered = findPluginCreator(
-        creator->name(), creator->version(), creator->pluginNamespace());
+    std::shared_ptr<PluginCreator> registered = findRegistered(pluginKey(
+        creator->name(), creator->version(), creator->pluginNamespace()));
     if (registered) {
       const PluginCreator &before = *registered, &now = *creator;
       if (typeid(before) == typeid(now))

@@ -56,12 +56,16 @@ preparePlugin(const LibraryCallSetup &setup) {
     std::string known;
     for (const std::string &k : registeredPlugins())
       known += (known.empty() ? "" : ", ") + k;
-    return Status(StatusCode::UnsupportedPlan,
-                  "plugin '" + call->name + "' version '" + call->version +
-                      "' namespace '" + call->pluginNamespace +
-                      "' is not registered (register its creator or load its "
-                      "library before deserializing; registered: " +
-                      (known.empty() ? "none" : known) + ")");
+    Status builtins = loadBuiltinPlugins();
+    return Status(
+        StatusCode::UnsupportedPlan,
+        "plugin '" + call->name + "' version '" + call->version +
+            "' namespace '" + call->pluginNamespace +
+            "' is not registered (register its creator or load its "
+            "library before deserializing; registered: " +
+            (known.empty() ? "none" : known) +
+            (builtins ? "" : "; built-in plugins: " + builtins.message()) +
+            ")");
   }
   auto invalid = [&](const std::string &why) {
     return Status(StatusCode::InvalidPlan, "plugin " + key + ": " + why);

@@ -847,3 +847,35 @@ func.func @average_pool_int(%x: tensor<1x1x4x4xi32>) {
   %y = kiln.pool average %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xi32> -> tensor<1x1x2x2xi32>
   return
 }
+
+// -----
+
+func.func @plugin_no_name(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.plugin' op expects a plugin name}}
+  %y = kiln.plugin "" (%x) {fields = {}} : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @plugin_field_kind(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.plugin' op expects field 'slope' to be an array<i64>, an array<f64> or a string, got 1.000000e-01 : f32}}
+  %y = kiln.plugin "LReLU_TRT" (%x) {fields = {slope = 0.1 : f32}} : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @plugin_workspace(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.plugin' op expects a workspace of at least 0 bytes, got -4}}
+  %y = kiln.plugin "LReLU_TRT" (%x) {fields = {}, workspace = -4} : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @plugin_no_result(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'kiln.plugin' op expects at least one result}}
+  kiln.plugin "Sink" (%x) {fields = {}} : (tensor<2xf32>) -> ()
+  return
+}

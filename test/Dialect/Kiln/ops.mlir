@@ -265,6 +265,15 @@ func.func @data_movement(%x: tensor<1x4x6x6xf32>, %y: tensor<1x2x6x6xf32>, %ids:
         tensor<1x4x8x8xf32>, tensor<1x4x12x12xf32>, tensor<3x2x4x6x6xf32>
 }
 
+// CHECK-LABEL: func.func @plugin
+func.func @plugin(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> (tensor<2x3xf32>, tensor<1x7xf32>, tensor<1xi32>) {
+  // CHECK: kiln.plugin "LReLU_TRT"(%{{.*}}) {fields = {negSlope = array<f64: 1.000000e-01>}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = kiln.plugin "LReLU_TRT" (%x) {fields = {negSlope = array<f64: 0.1>}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: kiln.plugin "Detect"(%{{.*}}, %{{.*}}) {fields = {mode = "fast", top = array<i64: 1, 2>}, plugin_namespace = "acme", version = "3", workspace = 1024 : i64} : (tensor<2x3xf32>, tensor<3xi32>) -> (tensor<1x7xf32>, tensor<1xi32>)
+  %1:2 = kiln.plugin "Detect" (%x, %y) {fields = {top = array<i64: 1, 2>, mode = "fast"}, plugin_namespace = "acme", version = "3", workspace = 1024} : (tensor<2x3xf32>, tensor<3xi32>) -> (tensor<1x7xf32>, tensor<1xi32>)
+  return %0, %1#0, %1#1 : tensor<2x3xf32>, tensor<1x7xf32>, tensor<1xi32>
+}
+
 // CHECK-LABEL: func.func @names
 // CHECK-SAME: {kiln.name = "input.1"}
 // CHECK-SAME: {kiln.name = "output"}

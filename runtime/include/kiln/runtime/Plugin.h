@@ -176,12 +176,26 @@ Status registerPluginCreator(std::shared_ptr<PluginCreator> creator);
 bool unregisterPluginCreator(const std::string &name,
                              const std::string &version,
                              const std::string &pluginNamespace = "");
-/// The creator registered for name, version and namespace, or null.
+/// The creator registered for name, version and namespace, or null. The
+/// built-in plugins are loaded first (loadBuiltinPlugins).
 std::shared_ptr<PluginCreator>
 findPluginCreator(const std::string &name, const std::string &version,
                   const std::string &pluginNamespace = "");
-/// pluginKey() of every registered creator, sorted.
+/// pluginKey() of every registered creator, sorted (built-ins included).
 std::vector<std::string> registeredPlugins();
+/// Every registered creator, in pluginKey() order (built-ins included).
+std::vector<std::shared_ptr<PluginCreator>> registeredPluginCreators();
+
+/// Registers kiln's built-in plugins (the seeds' LReLU_TRT, Clip_TRT,
+/// PriorBox_TRT, GridAnchor_TRT, NMS_TRT, Normalize_TRT, Reorg_TRT,
+/// Region_TRT and RPROI_TRT), once per process: loads the plugin library
+/// libkiln_plugins.so from $KILN_BUILTIN_PLUGINS when that is set ("none"
+/// loads nothing), else from beside the program or library that holds the
+/// runtime, or from ../lib from there (kiln's build and install trees).
+/// The registry's lookups call it, so the built-ins are registered by
+/// default; its status (NotFound when there is no library) is kept and
+/// returned by every later call.
+Status loadBuiltinPlugins();
 
 /// Loads the plugin library at `path` (dlopen) and registers the creators
 /// its KILN_PLUGIN_LIBRARY names. InvalidArgument naming the library when it

@@ -768,4 +768,36 @@ def Kiln_GatherElementsOp : Kiln_InferredOp<"gather_elements"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Plugins
+//===----------------------------------------------------------------------===//
+
+def Kiln_PluginOp : Kiln_TypedOp<"plugin"> {
+  let summary = "a layer a registered plugin implements";
+  let description = [{
+    A layer kiln does not generate code for: the plugin creator registered
+    as `plugin`, `version` and `plugin_namespace` (kiln/runtime/Plugin.h)
+    implements it. `fields` are the plugin's fields (an array of i64 for
+    integers, of f64 for floats, a string for text). The importer that made
+    the op asked the plugin for the result types and its `workspace` bytes;
+    the plan records the plugin by name, version and namespace, and the
+    runtime creates it again from the fields at load.
+
+    ```mlir
+    %y = kiln.plugin "LReLU_TRT" (%x) {
+           fields = {negSlope = array<f64: 0.1>}, version = "1"}
+         : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$inputs, StrAttr:$plugin,
+                       DefaultValuedAttr<StrAttr, "\"1\"">:$version,
+                       DefaultValuedAttr<StrAttr, "\"\"">:$plugin_namespace,
+                       DictionaryAttr:$fields,
+                       DefaultValuedAttr<I64Attr, "0">:$workspace);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let assemblyFormat = [{
+    $plugin `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
+  }];
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNOPS_TD
