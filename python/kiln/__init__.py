@@ -156,9 +156,16 @@ def load_plugin_library(path: Union[str, os.PathLike]) -> None:
     """Loads a plugin library and registers its plugin creators for the process.
 
     Do it before deserializing plans with plugin steps; a plan whose plugin is
-    not registered is refused with UnsupportedPlanError naming it.
+    not registered is refused with UnsupportedPlanError naming it. Where the
+    compiler is installed, its plugins then also implement the model nodes
+    kiln.compile maps to them (as ``plugin_libs=``).
     """
     _runtime.load_plugin_library(os.fsdecode(path))
+    try:
+        compiler = _compiler_module()
+    except ImportError:
+        return
+    compiler.load_plugin_library(os.fsdecode(path))
 
 
 # kiln.compile's keywords: kiln-compile's flags, dashes as underscores.
@@ -210,10 +217,14 @@ def _settings(options: Mapping[str, Any]):
             settings.constant_inputs = [
                 f"{n}={os.fspath(f)}" for n, f in dict(value).items()
             ]
+        elif key == "plugin_libs":
+            if isinstance(value, (str, bytes, os.PathLike)):
+                value = [value]  # one library
+            settings.plugin_libs = [os.fsdecode(path) for path in value]
         else:
             known = sorted(
                 [*_SCALAR_OPTIONS, "max_memory", "layer_precision", "input_shapes",
-                 "constant_inputs", "log"]
+                 "constant_inputs", "plugin_libs", "log"]
             )
             raise TypeError(
                 f"kiln.compile: unknown option '{key}' (known: {', '.join(known)})"
@@ -237,8 +248,10 @@ def compile(  # noqa: A001 (kiln.compile, as torch.compile)
     ``cublaslt_min_flops``, ``kernel_threads``, ``items_per_thread``,
     ``max_memory`` (bytes or "16G"), ``input_shapes={"x": (1, 3, 224, 224)}``,
     ``batch``, ``constant_inputs={"w": "w.pb"}``, ``max_model_bytes``,
-    ``cuda_path``, ``ptxas``, ``reference_fusion_groups``. An option not given
-    keeps kiln-compile's default.
+    ``cuda_path``, ``ptxas``, ``reference_fusion_groups``, ``plugin_libs``
+    (plugin libraries to load first, as ``--plugin-lib``: their plugins
+    implement nodes kiln does not know). An option not given keeps
+    kiln-compile's default.
 
     Raises InvalidArgumentError for a bad option or a model the importer
     refuses, InternalError when compiling fails; the message has kiln's

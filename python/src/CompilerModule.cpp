@@ -12,6 +12,7 @@
 
 #include "kiln/Builder/Builder.h"
 #include "kiln/Compiler/CompileModel.h"
+#include "kiln/runtime/Plugin.h"
 
 #include <pybind11/stl.h>
 
@@ -150,6 +151,7 @@ void bindSettings(py::module_ &m) {
   KILN_SETTING(batch, "batch");
   KILN_SETTING(constantInputs, "constant_inputs");
   KILN_SETTING(maxModelBytes, "max_model_bytes");
+  KILN_SETTING(pluginLibraries, "plugin_libs");
 #undef KILN_SETTING
 }
 
@@ -208,6 +210,12 @@ PYBIND11_MODULE(_compiler, m) {
         py::arg("bytes"), py::arg("name"), py::arg("settings"), py::arg("log"),
         py::arg("inputs"),
         "Runs the model on the CPU reference executor: the outputs (numpy).");
+  m.def(
+      "load_plugin_library",
+      [](const std::string &path) { check(rt::loadPluginLibrary(path)); },
+      py::arg("path"),
+      "Registers a plugin library's creators with the compiler (its own "
+      "registry: kiln.load_plugin_library loads into both).");
   bindNetwork(m);
   bindBuilder(m);
 }

@@ -130,3 +130,53 @@ def test_run_reference_matches_numpy():
 def test_bad_reference_inputs_are_clear_errors():
     with pytest.raises(kiln.InvalidArgumentError, match="a sequence of numbers"):
         kiln.run_reference(small_model(), ["abc"], batch=2)
+
+
+PLUGIN_CHECK = r"""
+import sys
+import numpy as np
+import kiln
+
+model, library, fake_driver, cli_plan = sys.argv[1:5]
+# The plugin's node is unknown until its library is loaded.
+try:
+    kiln.compile(model)
+    raise SystemExit("compiled without the plugin library")
+except kiln.InvalidArgumentError as error:
+    assert "no registered plugin is named 'TestClip'" in str(error), error
+plan = kiln.compile(model, plugin_libs=[library])
+assert plan == open(cli_plan, "rb").read(), "kiln.compile's plan differs from kiln-compile's"
+runtime = kiln.Runtime(driver=fake_driver)
+try:
+    runtime.deserialize(plan)
+    raise SystemExit("the plan loaded without its plugin in the runtime")
+except kiln.UnsupportedPlanError as error:
+    assert "'TestClip' version '2' namespace 'kiln.test'" in str(error), error
+kiln.load_plugin_library(library)
+x = np.random.default_rng(5).standard_normal((2, 3, 4)).astype(np.float32)
+y = runtime.deserialize(plan).create_execution_context().run({"x": x})["y"]
+np.testing.assert_array_equal(y, np.clip(x, -0.5, 0.25))
+print("ok")
+"""
+
+
+def test_compile_maps_nodes_to_plugins(tmp_path, fake_driver):
+    """An ONNX node of the test plugin library's TestClip@2 compiles with
+    plugin_libs= to kiln-compile --plugin-lib's plan, which runs (on the
+    stand-in driver, where the plugin computes on the host) to numpy's clip.
+    In a child process: plugin registries are the process's."""
+    import subprocess
+    import sys
+
+    library = os.environ.get("KILN_TEST_PLUGIN_LIBRARY") or pytest.skip("no test plugin library")
+    source = os.environ.get("KILN_SOURCE_DIR") or pytest.skip("KILN_SOURCE_DIR is not set")
+    model = os.path.join(source, "test/Import/Onnx/Inputs/plugin-clip.onnxtxt")
+    cli_plan = tmp_path / "cli.kplan"
+    kiln_compile(model, tmp_path, f"--plugin-lib={library}")
+    done = subprocess.run(
+        [sys.executable, "-c", PLUGIN_CHECK, model, library, fake_driver, str(cli_plan)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok"
