@@ -64,6 +64,24 @@ public:
         loc(NameLoc::get(b.getStringAttr(layer.name))) {}
 
   FailureOr<Value> build();
+  /// Every output of the layer (a plugin's several).
+  FailureOr<SmallVector<Value>> buildAll() {
+    if (layer.kind == LayerKind::Plugin) {
+      SmallVector<Value> inputs;
+      for (int64_t id : layer.inputs)
+        inputs.push_back(values[id]);
+      FailureOr<SmallVector<Value>> outputs =
+          mlir::kiln::buildPluginLayer(b, loc, *layer.plugin, inputs, message);
+      if (succeeded(outputs) && int64_t(outputs->size()) != layer.numOutputs)
+        return fail("the plugin now gives " + Twine(outputs->size()) +
+                    " outputs, it gave " + Twine(layer.numOutputs));
+      return outputs;
+    }
+    FailureOr<Value> result = build();
+    if (failed(result))
+      return failure();
+    return SmallVector<Value>{*result};
+  }
   std::string message;
 
 private:
@@ -552,6 +570,8 @@ FailureOr<Value> LayerBuilder::build() {
                             {named("axis", b.getI64IntegerAttr(*layer.axis))});
   case LayerKind::Normalization:
     return normalization();
+  case LayerKind::Plugin:
+    break; // buildAll
   }
   return fail("unknown layer kind");
 }
@@ -573,7 +593,7 @@ bool buildLayers(const NetworkState &state, Block &body, size_t from, size_t to,
         builder.message = diag.str();
       return success();
     });
-    FailureOr<Value> result = builder.build();
+    FailureOr<SmallVector<Value>> result = builder.buildAll();
     if (failed(result)) {
       errors.push_back(
           "layer '" + layer.name + "' (" + layerKindName(layer.kind) + "): " +
@@ -581,7 +601,10 @@ bool buildLayers(const NetworkState &state, Block &body, size_t from, size_t to,
       ok = false;
       continue;
     }
-    values[layer.output] = *result;
+    values[layer.output] = result->front();
+    for (auto [id, value] :
+         llvm::zip(layer.moreOutputs, ArrayRef<Value>(*result).drop_front()))
+      values[id] = value;
   }
   return ok;
 }

@@ -10,6 +10,8 @@
 
 #include "NetworkState.h"
 
+#include "kiln/Support/DataType.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cstdio>
@@ -171,18 +173,28 @@ std::string Layer::getName() const {
              : std::string();
 }
 
-int Layer::getNbOutputs() const { return *this ? 1 : 0; }
+int Layer::getNbOutputs() const {
+  auto state = network.lock();
+  if (!state || id < 0 || id >= int64_t(state->layers.size()))
+    return 0;
+  return int(state->layers[id].numOutputs);
+}
 
 Tensor Layer::getOutput(int i) const {
   auto state = stateOf(network, "Layer::getOutput");
   if (!state || !state->layer(id, "Layer::getOutput"))
     return Tensor();
-  if (i != 0) {
+  const LayerDesc &layer = state->layers[id];
+  if (i < 0 || i >= layer.numOutputs) {
     state->error("Layer::getOutput(" + std::to_string(i) + "): layer '" +
-                 state->layers[id].name + "' has one output");
+                 layer.name + "' has " +
+                 (layer.numOutputs == 1
+                      ? std::string("one output")
+                      : std::to_string(layer.numOutputs) + " outputs"));
     return Tensor();
   }
-  return HandleAccess::tensor(state, state->layers[id].output);
+  return HandleAccess::tensor(state,
+                              i == 0 ? layer.output : layer.moreOutputs[i - 1]);
 }
 
 void Layer::set(const char *setter, int field, const Dims &v) const {
@@ -394,11 +406,14 @@ Layer addLayer(const std::shared_ptr<NetworkState> &self, LayerKind kind,
   }
   if (!fill(layer))
     return Layer();
-  TensorDesc out;
-  out.name = layer.name + "_output";
-  out.layer = int64_t(state.layers.size());
-  state.tensors.push_back(out);
-  layer.output = int64_t(state.tensors.size()) - 1;
+  for (int64_t i = 0; i < layer.numOutputs; ++i) {
+    TensorDesc out;
+    out.name = layer.name + "_output" + (i ? "_" + std::to_string(i) : "");
+    out.layer = int64_t(state.layers.size());
+    state.tensors.push_back(out);
+    (i ? layer.moreOutputs.emplace_back() : layer.output) =
+        int64_t(state.tensors.size()) - 1;
+  }
   state.layers.push_back(std::move(layer));
   state.update();
   return HandleAccess::layer(self, int64_t(state.layers.size()) - 1);
@@ -633,6 +648,58 @@ NormalizationLayer NetworkDefinition::addNormalization(const Tensor &input,
                     l.axes = axes;
                     return true;
                   });
+}
+
+Layer NetworkDefinition::addPluginV2(const std::vector<Tensor> &inputs,
+                                     const std::string &name,
+                                     const rt::PluginFields &fields,
+                                     const std::string &version,
+                                     const std::string &pluginNamespace) {
+  mlir::kiln::PluginLayerSpec spec{name, version, pluginNamespace, fields};
+  return addLayer(state_, LayerKind::Plugin, inputs, {}, [&](LayerDesc &l) {
+    // The plugin says how many outputs the layer has; it is built (and
+    // checked again) with the others.
+    std::string key = rt::pluginKey(name, version, pluginNamespace);
+    auto creator = rt::findPluginCreator(name, version, pluginNamespace);
+    auto plugin =
+        creator
+            ? creator->create(mlir::kiln::coercePluginFields(*creator, fields))
+            : rt::StatusOr<std::unique_ptr<rt::Plugin>>(
+                  rt::Status(rt::StatusCode::NotFound, "it is not registered"));
+    std::vector<rt::PluginTensor> tensors;
+    state_->update(); // the inputs' types
+    for (int64_t id : l.inputs) {
+      mlir::Value v = id < int64_t(state_->values.size()) ? state_->values[id]
+                                                          : mlir::Value();
+      auto type = v ? mlir::dyn_cast<mlir::RankedTensorType>(v.getType())
+                    : mlir::RankedTensorType();
+      auto element = type
+                         ? mlir::kiln::getRuntimeDataType(type.getElementType())
+                         : std::nullopt;
+      if (!element) {
+        state_->error("add plugin " + key + ": input tensor " +
+                      std::to_string(id) +
+                      " is not known (an earlier layer "
+                      "failed)");
+        return false;
+      }
+      tensors.push_back(
+          {*element, std::vector<int64_t>(type.getShape().begin(),
+                                          type.getShape().end())});
+    }
+    auto outputs =
+        plugin ? (*plugin)->getOutputs(tensors)
+               : rt::StatusOr<std::vector<rt::PluginTensor>>(plugin.status());
+    if (!outputs || outputs->empty()) {
+      state_->error(
+          "add plugin " + key + ": " +
+          (outputs ? "it gives no outputs" : outputs.status().message()));
+      return false;
+    }
+    l.numOutputs = int64_t(outputs->size());
+    l.plugin = spec;
+    return true;
+  });
 }
 
 int NetworkDefinition::getNbLayers() const {

@@ -23,7 +23,7 @@ const char *layerKindName(LayerKind kind) {
       "matrix multiply", "activation",    "softmax", "scale",
       "element-wise",    "concatenation", "LRN",     "shuffle",
       "unary",           "reduce",        "padding", "constant",
-      "gather",          "normalization"};
+      "gather",          "normalization", "plugin"};
   return names[static_cast<int>(kind)];
 }
 

@@ -12,6 +12,7 @@
 #define KILN_LIB_BUILDER_NETWORKSTATE_H
 
 #include "kiln/Builder/NetworkDefinition.h"
+#include "kiln/Import/PluginLayer.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -39,6 +40,7 @@ enum class LayerKind {
   Constant,
   Gather,
   Normalization,
+  Plugin,
 };
 /// "convolution", ... (for messages).
 const char *layerKindName(LayerKind kind);
@@ -72,8 +74,13 @@ struct LayerDesc {
   /// Weight ids, -1 for none (filter then bias; shift, scale, power; a
   /// constant's values).
   std::vector<int64_t> weights;
-  /// The tensor it produces.
+  /// The tensor it produces (the first, for a plugin of several outputs).
   int64_t output = -1;
+  /// How many outputs it has, and the tensors of those after the first.
+  int64_t numOutputs = 1;
+  std::vector<int64_t> moreOutputs;
+  /// A plugin layer's creator and fields.
+  std::optional<mlir::kiln::PluginLayerSpec> plugin;
   Dims kernel, stride, prePadding, postPadding, dilation;
   std::optional<Dims> firstTranspose, reshape, secondTranspose;
   int64_t count = 0; // output maps, outputs, LRN window

@@ -73,6 +73,20 @@ mlir::kiln::findPluginCreatorByName(const std::string &name,
   return best;
 }
 
+rt::PluginFields
+mlir::kiln::coercePluginFields(const rt::PluginCreator &creator,
+                               rt::PluginFields fields) {
+  for (const auto &[name, type] : creator.fieldNames())
+    for (rt::PluginField &field : fields)
+      if (field.name == name && type == rt::PluginField::Type::Floats &&
+          field.type == rt::PluginField::Type::Ints) {
+        field.floats.assign(field.ints.begin(), field.ints.end());
+        field.ints.clear();
+        field.type = rt::PluginField::Type::Floats;
+      }
+  return fields;
+}
+
 FailureOr<SmallVector<Value>>
 mlir::kiln::buildPluginLayer(OpBuilder &builder, Location loc,
                              const PluginLayerSpec &spec, ValueRange inputs,
@@ -105,7 +119,7 @@ mlir::kiln::buildPluginLayer(OpBuilder &builder, Location loc,
                                                       type.getShape().end())});
   }
   rt::StatusOr<std::unique_ptr<rt::Plugin>> plugin =
-      creator->create(spec.fields);
+      creator->create(coercePluginFields(*creator, spec.fields));
   if (!plugin) {
     error =
         "plugin " + key + " refuses its fields: " + plugin.status().message();

@@ -48,6 +48,44 @@ auto checked(const Network &network, Add &&add, const char *what) {
   return handle;
 }
 
+/// Plugin fields from {name: int | float | str | [int...] | [float...]}
+/// (a list with a float in it is floats); TypeError for anything else.
+rt::PluginFields pluginFields(py::dict fields) {
+  rt::PluginFields out;
+  for (auto [key, value] : fields) {
+    std::string name = py::str(key);
+    if (py::isinstance<py::str>(value)) {
+      out.push_back(rt::PluginField::of(name, value.cast<std::string>()));
+      continue;
+    }
+    py::list items;
+    if (py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) ||
+        py::isinstance<py::float_>(value))
+      items.append(value);
+    else if (py::isinstance<py::sequence>(value))
+      items = py::list(py::reinterpret_borrow<py::object>(value));
+    else
+      throw py::type_error("plugin field '" + name +
+                           "' must be an int, a float, a str or a list of "
+                           "ints or floats");
+    bool floats = false;
+    for (py::handle item : items) {
+      if (py::isinstance<py::float_>(item))
+        floats = true;
+      else if (!py::isinstance<py::int_>(item))
+        throw py::type_error("plugin field '" + name +
+                             "' must hold ints or floats");
+    }
+    if (floats)
+      out.push_back(
+          rt::PluginField::of(name, items.cast<std::vector<double>>()));
+    else
+      out.push_back(
+          rt::PluginField::of(name, items.cast<std::vector<int64_t>>()));
+  }
+  return out;
+}
+
 /// Weights from a numpy array (or a sequence, as float32; None: none); the
 /// array is kept in `keep` until the layer has copied it.
 Weights toWeights(py::handle value, std::vector<py::array> &keep) {
@@ -446,6 +484,26 @@ void bindNetwork(py::module_ &m) {
                 "add_normalization");
           },
           py::arg("input"), py::arg("scale"), py::arg("bias"), py::arg("axes"))
+      .def(
+          "add_plugin_v2",
+          [](Network &n, const std::vector<Tensor> &inputs,
+             const std::string &name, py::dict fields,
+             const std::string &version, const std::string &pluginNamespace) {
+            rt::PluginFields converted = pluginFields(fields);
+            return checked(
+                n,
+                [&] {
+                  return n.definition->addPluginV2(inputs, name, converted,
+                                                   version, pluginNamespace);
+                },
+                "add_plugin_v2");
+          },
+          py::arg("inputs"), py::arg("name"), py::arg("fields") = py::dict(),
+          py::arg("version") = "1", py::arg("namespace") = "",
+          "A layer the registered plugin implements (load its library with "
+          "kiln.load_plugin_library first): fields are ints, floats or str, "
+          "or lists of ints or floats; layer.num_outputs and "
+          "layer.get_output(i) are the plugin's outputs.")
       .def_property_readonly(
           "num_layers",
           [](const Network &n) { return n.definition->getNbLayers(); })

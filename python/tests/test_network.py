@@ -202,3 +202,34 @@ def test_log_receives_severities():
         net.add_input("x", np.float32, (1, -4))
     assert messages and messages[-1][0] == kiln.Severity.ERROR
     assert net.errors
+
+
+def test_plugin_layers_take_their_outputs_from_the_plugin():
+    """add_plugin_v2 with the test plugin library's kiln.test::TestClip@2,
+    registered with the compiler only (the runtime's registry stays as the
+    runtime tests expect it)."""
+    import os
+
+    library = os.environ.get("KILN_TEST_PLUGIN_LIBRARY") or pytest.skip("no test plugin library")
+    kiln._compiler.load_plugin_library(library)
+    bad = kiln.NetworkDefinition(log=lambda s, m: None)
+    z = bad.add_input("z", np.float32, (2, 3))
+    with pytest.raises(kiln.InvalidArgumentError, match="kiln.test::TestClip@7: it is not registered"):
+        bad.add_plugin_v2([z], "TestClip", {"lower": -1.0, "upper": 1.0}, version="7", namespace="kiln.test")
+    with pytest.raises(kiln.InvalidArgumentError, match="lower 2.000000 > upper 1.000000"):
+        bad.add_plugin_v2([z], "TestClip", {"lower": 2.0, "upper": 1}, version="2", namespace="kiln.test")
+    with pytest.raises(TypeError, match="plugin field 'lower'"):
+        bad.add_plugin_v2([z], "TestClip", {"lower": None}, version="2", namespace="kiln.test")
+    net = kiln.NetworkDefinition(log=lambda s, m: None)
+    x = net.add_input("x", np.float32, (2, 3))
+    clip = net.add_plugin_v2([x], "TestClip", {"lower": -0.5, "upper": 1}, version="2", namespace="kiln.test")
+    assert clip.num_outputs == 1
+    assert tuple(clip.get_output(0).shape) == (2, 3)
+    y = net.add_activation(clip.get_output(0), kiln.ActivationType.RELU).output
+    y.name = "y"
+    net.mark_output(y)
+    builder = kiln.Builder(log=lambda s, m: None)
+    plan = builder.build_serialized_plan(net, kiln.BuilderConfig())
+    assert b"kiln.plugin" in plan and b"TestClip" in plan
+    with pytest.raises(kiln.KilnError, match="which runs only on the GPU"):
+        builder.run_reference(net, [np.zeros((2, 3), np.float32)])

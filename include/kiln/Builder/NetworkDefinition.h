@@ -32,6 +32,7 @@
 
 #include "kiln/runtime/Logger.h"
 #include "kiln/runtime/Plan.h"
+#include "kiln/runtime/Plugin.h"
 
 #include <cstdint>
 #include <memory>
@@ -295,6 +296,15 @@ public:
   Layer addConstant(const Dims &dims, Weights weights);
   /// data[..., indices, ...] along `axis` (indices I32 or I64).
   Layer addGather(const Tensor &data, const Tensor &indices, int64_t axis);
+  /// A layer the registered plugin `name` (version, namespace) implements
+  /// (the seeds' addPluginV2): the creator makes the plugin from `fields`,
+  /// and the plugin gives the layer's outputs (getNbOutputs, getOutput(i)).
+  /// Register the creator first (registerPluginCreator, loadPluginLibrary).
+  /// A plugin runs on the GPU only; the reference executor refuses it.
+  Layer addPluginV2(const std::vector<Tensor> &inputs, const std::string &name,
+                    const rt::PluginFields &fields,
+                    const std::string &version = "1",
+                    const std::string &pluginNamespace = "");
   /// (x - mean) / sqrt(var + epsilon) * scale + bias, the statistics over
   /// the axes set in `axes`: the trailing ones (layer normalization; scale
   /// and bias of their shape) or all but the first two (instance

@@ -30,10 +30,17 @@ struct PluginLayerSpec {
   ::kiln::rt::PluginFields fields;
 };
 
+/// `fields` with integers given for a field `creator` takes as floats made
+/// floats (models and Python write 1 for 1.0).
+::kiln::rt::PluginFields
+coercePluginFields(const ::kiln::rt::PluginCreator &creator,
+                   ::kiln::rt::PluginFields fields);
+
 /// The outputs of a new kiln.plugin op over `inputs`, or failure with
 /// `error` set: the creator is not registered (the message lists the
-/// registered ones), it refuses the fields, the plugin refuses the inputs'
-/// types or shapes, or an input is not a ranked tensor of static shape.
+/// registered ones), it refuses the fields (after coercePluginFields), the
+/// plugin refuses the inputs' types or shapes, or an input is not a ranked
+/// tensor of static shape.
 FailureOr<SmallVector<Value>> buildPluginLayer(OpBuilder &builder, Location loc,
                                                const PluginLayerSpec &spec,
                                                ValueRange inputs,
