@@ -14,11 +14,11 @@ fi
 bad=()
 while IFS= read -r -d '' file; do
   "$tool" --dry-run --Werror "$file" > /dev/null 2>&1 || bad+=("$file")
-done < <(git ls-files -z '*.cpp' '*.h' '*.c')
+done < <(git ls-files -z '*.cpp' '*.h' '*.c' '*.cu')
 if [ ${#bad[@]} -ne 0 ]; then
   echo "kiln: ${#bad[@]} file(s) are not clang-format clean ($("$tool" --version)):" >&2
   printf '  %s\n' "${bad[@]}" >&2
   echo "fix with: $tool -i <file>" >&2
   exit 1
 fi
-echo "kiln: $(git ls-files '*.cpp' '*.h' '*.c' | wc -l) C/C++ files are clang-format clean ($("$tool" --version | sed 's/.*version //'))"
+echo "kiln: $(git ls-files '*.cpp' '*.h' '*.c' '*.cu' | wc -l) C/C++ files are clang-format clean ($("$tool" --version | sed 's/.*version //'))"
