@@ -34,6 +34,8 @@ class BuildWithCMake(build_py):
         modules = sorted((build / "python" / "kiln").glob("_*.so"))
         if len(modules) < 2:
             raise RuntimeError(f"kiln: the native modules are not in {build}/python/kiln")
+        # The built-in plugins (libkiln_plugins.so), where nvcc built them.
+        modules += sorted((build / "python" / "kiln").glob("libkiln_plugins.so"))
         for module in modules:
             dest = target / module.name
             shutil.copyfile(module, dest)

@@ -180,3 +180,28 @@ def test_compile_maps_nodes_to_plugins(tmp_path, fake_driver):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_builtin_plugins_ship_with_the_package(tmp_path):
+    """With libkiln_plugins.so beside the modules (where nvcc built it),
+    an ONNX node named LReLU_TRT compiles with no plugin_libs, to the same
+    bytes as kiln-compile's plan; the plugin's field is checked by its
+    creator (a slope given twice is refused, naming the field)."""
+    package = os.path.dirname(kiln.__file__)
+    if not os.path.exists(os.path.join(package, "libkiln_plugins.so")):
+        pytest.skip("the package has no built-in plugins (built without nvcc)")
+
+    def model(slopes):
+        graph = helper.make_graph(
+            [helper.make_node("LReLU_TRT", ["x"], ["y"], name="leaky", negSlope=slopes)],
+            "leaky",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])],
+        )
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+    path = tmp_path / "leaky.onnx"
+    path.write_bytes(model(0.25).SerializeToString())
+    assert kiln.compile(str(path)) == kiln_compile(path, tmp_path)
+    with pytest.raises(kiln.InvalidArgumentError, match="negSlope"):
+        kiln.compile(model([0.25, 0.5]).SerializeToString())
