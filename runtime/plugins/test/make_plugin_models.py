@@ -10,9 +10,8 @@ GPU machine each plan is run against its reference with
     kiln-run-plan OUT/<case>/plan.kplan --input x=OUT/<case>/x.npy \\
         --reference-dir OUT/<case>/ref
 
-(run_plugin_models.sh does all of them), which checks the whole chain: the
-importer's mapping of nodes to plugins, the plugin step in the plan, and the
-plugins' kernels between kiln's own.
+which checks the whole chain: the importer's mapping of nodes to plugins,
+the plugin step in the plan, and the plugins' kernels between kiln's own.
 """
 
 from __future__ import annotations
