@@ -48,6 +48,11 @@ if os.path.exists(os.path.join(cuda_path, "nvvm", "libdevice", "libdevice.10.bc"
 if os.access(os.path.join(cuda_path, "bin", "ptxas"), os.X_OK):
     config.available_features.add("ptxas")
 
+# kiln's built-in plugins (libkiln_plugins.so) are built when nvcc is found;
+# tests of models that use them say `REQUIRES: builtin-plugins`.
+if os.path.exists(os.path.join(config.kiln_obj_root, "lib", "libkiln_plugins.so")):
+    config.available_features.add("builtin-plugins")
+
 # GPU tests say `REQUIRES: cuda-gpu`; the feature is set only when the runtime
 # finds a driver and a device here.
 probe = os.path.join(config.kiln_tools_dir, "kiln-device-info")

@@ -80,10 +80,33 @@ Compiler::importFile(StringRef path, OnnxImportResult *details) {
     return module;
   }
   options_.import.maxTensorBytes = options_.maxMemoryBytes;
+  if (isCaffePrototxtPath(path))
+    return importCaffe(path);
+  if (!options_.caffeModel.empty() || !options_.outputs.empty()) {
+    emitError(FileLineColLoc::get(context.get(), path, 0, 0))
+        << "--caffemodel and --output are for Caffe networks (a .prototxt)";
+    return failure();
+  }
   OnnxImportResult result;
   return finishImport(
       importOnnxFile(context.get(), path, options_.import, result), result,
       details);
+}
+
+FailureOr<OwningOpRef<ModuleOp>> Compiler::importCaffe(StringRef path) {
+  CaffeImportOptions caffe;
+  caffe.outputs = options_.outputs;
+  caffe.inputShapes = options_.import.inputShapes;
+  caffe.batch = options_.import.batch;
+  caffe.maxFileBytes = options_.import.maxFileBytes;
+  caffe.maxRecursionDepth = options_.import.maxRecursionDepth;
+  caffe.maxTensorBytes = options_.maxMemoryBytes;
+  caffe.functionName = options_.import.functionName;
+  OwningOpRef<ModuleOp> module;
+  if (failed(importCaffeFiles(context.get(), path, options_.caffeModel, caffe,
+                              module)))
+    return failure();
+  return module;
 }
 
 FailureOr<OwningOpRef<ModuleOp>>

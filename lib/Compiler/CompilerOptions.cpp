@@ -120,6 +120,16 @@ struct ImportCLOptions {
       cl::desc("Load a plugin library (KILN_PLUGIN_LIBRARY): its plugins "
                "implement layers kiln does not know, and plans using them"),
       cl::value_desc("lib.so")};
+  cl::opt<std::string> caffeModel{
+      "caffemodel",
+      cl::desc("The weights (binary protobuf) of a Caffe network given as "
+               "a .prototxt"),
+      cl::value_desc("file")};
+  cl::list<std::string> outputs{
+      "output",
+      cl::desc("A blob of a Caffe network that becomes an output, in order "
+               "(repeatable; default: the blobs no layer consumes)"),
+      cl::value_desc("blob")};
 };
 
 llvm::ManagedStatic<CodegenCLOptions> codegenOptions;
@@ -243,6 +253,8 @@ void copyIfGiven(std::optional<T> &to, const Option &option) {
     copyIfGiven(s.maxModelBytes, cl.maxModelBytes);
     s.pluginLibraries.assign(cl.pluginLibraries.begin(),
                              cl.pluginLibraries.end());
+    copyIfGiven(s.caffeModel, cl.caffeModel);
+    s.outputs.assign(cl.outputs.begin(), cl.outputs.end());
   }
   return s;
 }
@@ -352,6 +364,13 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
   }
   if (s.maxModelBytes)
     options.import.maxFileBytes = *s.maxModelBytes;
+  if (s.caffeModel)
+    options.caffeModel = *s.caffeModel;
+  for (const std::string &output : s.outputs) {
+    if (output.empty())
+      return fail("--output expects the name of a blob");
+    options.outputs.push_back(output);
+  }
   return success();
 }
 
@@ -390,6 +409,8 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
     os << " batch=" << *options.import.batch;
   for (const std::string &name : constants)
     os << " constant-input=" << name;
+  for (const std::string &output : options.outputs)
+    os << " output=" << output;
   os << " max-memory=" << options.maxMemoryBytes;
   return text;
 }

@@ -1,11 +1,13 @@
 //===- kiln-compile.cpp - build from a model file ---------------*- C++ -*-===//
 //
 // kiln-compile model.onnx|model.mlir [-o out] [--emit=PHASE|ptx|plan]
+// kiln-compile net.prototxt --caffemodel weights.caffemodel [--output BLOB]
 //              [--target=sm_80,sm_90] [--input-shape x=1x3x224x224] [--batch N]
 //              [--no-optimize] [--check-support]
 //              [--report=FILE] [--dump-graph=FILE.dot] [--tune]
 //
-// Imports a model (ONNX, or kiln IR in a .mlir file), compiles it with the
+// Imports a model (ONNX, a Caffe network, or kiln IR in a .mlir file),
+// compiles it with the
 // compiler library up to a phase and writes the result: IR after a phase
 // (import, kiln, linalg, buffers, kernels, memory, target, reference), the
 // PTX of its kernels, or a plan bundle (the default when -o names a .kplan
@@ -37,6 +39,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"));
 static cl::opt<bool>
     listOnnxOps("list-onnx-ops",
                 cl::desc("List the ONNX ops the importer supports and exit"));
+static cl::opt<bool> listCaffeLayers(
+    "list-caffe-layers",
+    cl::desc("List the Caffe layer types the importer supports and exit"));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"));
 static cl::opt<std::string> emit(
@@ -163,6 +168,11 @@ int main(int argc, char **argv) {
       llvm::outs() << op << " " << since << "\n";
     return 0;
   }
+  if (listCaffeLayers) {
+    for (const std::string &type : supportedCaffeLayers())
+      llvm::outs() << type << "\n";
+    return 0;
+  }
   if (inputFile.empty()) {
     llvm::errs() << "kiln-compile: error: no model file given\n";
     return 2;
@@ -205,7 +215,8 @@ int main(int argc, char **argv) {
 
   Compiler compiler(*options);
   DiagnosticPrinter printer(compiler.getContext(), "kiln-compile");
-  if (checkSupport && StringRef(inputFile).ends_with(".mlir"))
+  if (checkSupport && (StringRef(inputFile).ends_with(".mlir") ||
+                       isCaffePrototxtPath(inputFile)))
     return usageError("--check-support needs an ONNX model");
   // --mlir-timing: the import, the compilation and the output, timed.
   DefaultTimingManager timing;

@@ -1,20 +1,21 @@
 //===- kiln-run.cpp - run a model -------------------------------*- C++ -*-===//
 //
-// kiln-run model.kplan|model.onnx|model.mlir [--backend=reference|gpu]
+// kiln-run model.kplan|model.onnx|net.prototxt|model.mlir
+//          [--backend=reference|gpu]
 //          [--input name=file.pb|.npy ...] [--reference-dir test_data_set_0]
 //          [--check-reference] [--seed N] [--warmup N --iterations N]
 //          [--profile N] [--cuda-graph] [--output-dir DIR] [compiler options]
 //
-// Runs a plan bundle on the GPU, or imports a model (ONNX, or kiln IR in a
-// .mlir file), optimizes it and runs it on the CPU reference backend or,
-// with --backend=gpu, compiles it to a plan in memory (with the compiler
-// options of kiln-compile) and runs that. Inputs come from TensorProto or
-// NumPy files (inputs not given get seeded random values); each output is
-// summarized, compared with output_K.pb/.npy in --reference-dir, and with
-// --check-reference (a model on the GPU) with the reference backend's
-// outputs on the same inputs (exit status 1 on a mismatch). Running and
-// timing is the runtime tooling's (kiln-run-plan runs plans without the
-// compiler).
+// Runs a plan bundle on the GPU, or imports a model (ONNX, a Caffe .prototxt
+// with --caffemodel, or kiln IR in a .mlir file), optimizes it and runs it
+// on the CPU reference backend or, with --backend=gpu, compiles it to a plan
+// in memory (with the compiler options of kiln-compile) and runs that. Inputs
+// come from TensorProto or NumPy files (inputs not given get seeded random
+// values); each output is summarized, compared with output_K.pb/.npy in
+// --reference-dir, and with --check-reference (a model on the GPU) with the
+// reference backend's outputs on the same inputs (exit status 1 on a
+// mismatch). Running and timing is the runtime tooling's (kiln-run-plan runs
+// plans without the compiler).
 //
 //===----------------------------------------------------------------------===//
 

@@ -58,6 +58,10 @@ struct CompileSettings {
   /// before importing: its plugins then implement layers the importers map
   /// to them.
   std::vector<std::string> pluginLibraries;
+  /// --caffemodel: the weights of a Caffe network (a .prototxt model).
+  std::optional<std::string> caffeModel;
+  /// --output, each a blob of a Caffe network that becomes an output.
+  std::vector<std::string> outputs;
 };
 
 } // namespace kiln

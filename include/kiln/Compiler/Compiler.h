@@ -17,6 +17,7 @@
 #define KILN_COMPILER_COMPILER_H
 
 #include "kiln/Compiler/CompilerOptions.h"
+#include "kiln/Import/CaffeImporter.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Reference/ReferenceExecutor.h"
 #include "kiln/runtime/Plan.h"
@@ -40,7 +41,8 @@ public:
   CompilerOptions &options() { return options_; }
   const CompilerOptions &options() const { return options_; }
 
-  /// Imports the model at `path`: ONNX (binary or text) or, for a `.mlir`
+  /// Imports the model at `path`: ONNX (binary or text), a Caffe network
+  /// (a `.prototxt`, with options().caffeModel's weights) or, for a `.mlir`
   /// file, kiln IR. The result is at Phase::Import. `details` receives the
   /// importer's findings (unsupported nodes with import.collectUnsupported,
   /// inputs needed as constants).
@@ -81,6 +83,8 @@ public:
   compileReference(OwningOpRef<ModuleOp> module, Phase from = Phase::Import);
 
 private:
+  /// Imports the Caffe network of the prototxt `path`.
+  FailureOr<OwningOpRef<ModuleOp>> importCaffe(StringRef path);
   /// Records the measured algorithms in `plan` (options().tune).
   LogicalResult tune(ModuleOp module, ::kiln::rt::PlanContents &plan);
 

@@ -23,6 +23,11 @@ namespace mlir::kiln {
 struct CompilerOptions {
   /// How ONNX models are imported (static shapes, constant inputs, limits).
   OnnxImportOptions import;
+  /// The weights of a Caffe network (a .prototxt model; --caffemodel), and
+  /// the blobs that become its outputs (--output; by default those no layer
+  /// consumes). Its shapes, batch and limits are those of `import`.
+  std::string caffeModel;
+  std::vector<std::string> outputs;
   /// 0: no optimization (the IR as imported, one kernel per linalg op);
   /// 1: the graph passes (kiln-optimize); 2: and fusion groups (the groups
   /// phase), one kernel each; 3: and convolutions and pools channels last.
@@ -64,7 +69,7 @@ std::string describeBuildOptions(const CompilerOptions &options);
 /// llvm::cl::ParseCommandLineOptions.
 void registerCodegenCLOptions();
 /// Registers the import options: --input-shape, --batch, --constant-input,
-/// --max-model-bytes.
+/// --max-model-bytes, --plugin-lib, and Caffe's --caffemodel and --output.
 void registerImportCLOptions();
 
 /// Checks `settings` and applies the ones that are set to `options`; fails
