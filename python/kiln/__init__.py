@@ -217,6 +217,12 @@ def _settings(options: Mapping[str, Any]):
             settings.constant_inputs = [
                 f"{n}={os.fspath(f)}" for n, f in dict(value).items()
             ]
+        elif key == "caffemodel":
+            settings.caffemodel = os.fsdecode(value)
+        elif key == "outputs":
+            if isinstance(value, str):
+                value = [value]  # one blob
+            settings.outputs = list(value)
         elif key == "plugin_libs":
             if isinstance(value, (str, bytes, os.PathLike)):
                 value = [value]  # one library
@@ -224,7 +230,7 @@ def _settings(options: Mapping[str, Any]):
         else:
             known = sorted(
                 [*_SCALAR_OPTIONS, "max_memory", "layer_precision", "input_shapes",
-                 "constant_inputs", "plugin_libs", "log"]
+                 "constant_inputs", "plugin_libs", "caffemodel", "outputs", "log"]
             )
             raise TypeError(
                 f"kiln.compile: unknown option '{key}' (known: {', '.join(known)})"
@@ -240,8 +246,9 @@ def compile(  # noqa: A001 (kiln.compile, as torch.compile)
 ) -> bytes:
     """Compiles a model to the bytes of a plan, as ``kiln-compile -o x.kplan``.
 
-    ``model`` is a path (ONNX, binary or text, or kiln IR in a ``.mlir``
-    file) or the bytes of an ONNX model. The keywords are kiln-compile's
+    ``model`` is a path (ONNX, binary or text, a Caffe ``.prototxt`` with
+    ``caffemodel="weights.caffemodel"`` and optionally ``outputs=["prob"]``,
+    or kiln IR in a ``.mlir`` file) or the bytes of an ONNX model. The keywords are kiln-compile's
     flags with underscores: ``target="sm_90"`` (or a list), ``fp16``,
     ``bf16``, ``layer_precision={"conv1": "fp32"}``, ``opt_level`` (0-3),
     ``tune``, ``tune_candidates``, ``cubin``, ``cublaslt``, ``tf32``,

@@ -32,6 +32,8 @@ class CompileSettings:
     constant_inputs: list[str]
     max_model_bytes: Optional[int]
     plugin_libs: list[str]
+    caffemodel: Optional[str]
+    outputs: list[str]
     def __init__(self) -> None: ...
 
 def compile_model(

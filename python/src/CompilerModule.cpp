@@ -152,6 +152,8 @@ void bindSettings(py::module_ &m) {
   KILN_SETTING(constantInputs, "constant_inputs");
   KILN_SETTING(maxModelBytes, "max_model_bytes");
   KILN_SETTING(pluginLibraries, "plugin_libs");
+  KILN_SETTING(caffeModel, "caffemodel");
+  KILN_SETTING(outputs, "outputs");
 #undef KILN_SETTING
 }
 

@@ -205,3 +205,36 @@ def test_builtin_plugins_ship_with_the_package(tmp_path):
     assert kiln.compile(str(path)) == kiln_compile(path, tmp_path)
     with pytest.raises(kiln.InvalidArgumentError, match="negSlope"):
         kiln.compile(model([0.25, 0.5]).SerializeToString())
+
+
+def test_compile_caffe_network(tmp_path):
+    """A Caffe LeNet (prototxt, and a caffemodel that the test networks'
+    script writes with random weights) compiles with caffemodel= to
+    kiln-compile --caffemodel's bytes, outputs= picks blobs, and the CPU
+    reference matches the script's float64 numpy outputs."""
+    import shutil
+    import sys
+
+    source = os.environ.get("KILN_SOURCE_DIR") or pytest.skip("KILN_SOURCE_DIR is not set")
+    if not shutil.which("protoc"):
+        pytest.skip("protoc is not installed")
+    inputs = os.path.join(source, "test/Import/Caffe/Inputs")
+    prototxt = os.path.join(inputs, "lenet.prototxt")
+    out = tmp_path / "lenet"
+    subprocess.run(
+        [sys.executable, os.path.join(inputs, "caffe_nets.py"), prototxt, str(out)],
+        check=True,
+        capture_output=True,
+    )
+    weights = str(out / "net.caffemodel")
+    plan = kiln.compile(prototxt, caffemodel=weights)
+    assert plan == kiln_compile(prototxt, tmp_path, "--caffemodel", weights)
+    picked = kiln.compile(prototxt, caffemodel=weights, outputs=["ip1", "prob"])
+    assert picked == kiln_compile(
+        prototxt, tmp_path, "--caffemodel", weights, "--output", "ip1", "--output", "prob"
+    )
+    x = np.load(out / "input_0.npy")
+    (prob,) = kiln.run_reference(prototxt, [x], caffemodel=weights)
+    np.testing.assert_allclose(prob, np.load(out / "ref" / "output_0.npy"), rtol=1e-3, atol=1e-5)
+    with pytest.raises(kiln.InvalidArgumentError, match="no blob|not a blob|nowhere"):
+        kiln.compile(prototxt, caffemodel=weights, outputs="nowhere")
