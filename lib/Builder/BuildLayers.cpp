@@ -93,25 +93,11 @@ private:
   template <typename OpTy>
   FailureOr<Value> create(ValueRange operands,
                           ArrayRef<NamedAttribute> attributes = {}) {
-    OperationState state(loc, OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addAttributes(attributes);
-    if (failed(inferResultTypes<OpTy>(b, state)))
-      return failure();
-    return finish(state);
+    return buildChecked<OpTy>(b, loc, operands, attributes);
   }
   template <typename OpTy>
   FailureOr<Value> createTyped(Type type, ValueRange operands) {
-    OperationState state(loc, OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addTypes(type);
-    return finish(state);
-  }
-  FailureOr<Value> finish(OperationState &state) {
-    FailureOr<Operation *> op = createVerified(b, state);
-    if (failed(op))
-      return failure();
-    return (*op)->getResult(0);
+    return buildCheckedTyped<OpTy>(b, loc, type, operands);
   }
   NamedAttribute named(StringRef name, Attribute a) {
     return b.getNamedAttr(name, a);

@@ -166,13 +166,6 @@ FailureOr<Value> LayerContext::blobConstant(unsigned i, ArrayRef<int64_t> shape,
   return constant(shape, *values);
 }
 
-FailureOr<Value> LayerContext::finish(OperationState &state) {
-  FailureOr<Operation *> created = createVerified(b, state);
-  if (failed(created))
-    return failure();
-  return (*created)->getResult(0);
-}
-
 FailureOr<Value> LayerContext::binary(BinaryKind kind, Value lhs, Value rhs) {
   return create<BinaryOp>(
       {lhs, rhs}, {named("kind", BinaryKindAttr::get(b.getContext(), kind))});

@@ -84,22 +84,13 @@ public:
   template <typename OpTy>
   FailureOr<Value> create(ValueRange operands,
                           ArrayRef<NamedAttribute> attributes = {}) {
-    OperationState state(loc, OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addAttributes(attributes);
-    if (failed(inferResultTypes<OpTy>(b, state)))
-      return failure();
-    return finish(state);
+    return buildChecked<OpTy>(b, loc, operands, attributes);
   }
   /// Creates an op with the given result type.
   template <typename OpTy>
   FailureOr<Value> createTyped(Type resultType, ValueRange operands,
                                ArrayRef<NamedAttribute> attributes = {}) {
-    OperationState state(loc, OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addAttributes(attributes);
-    state.addTypes(resultType);
-    return finish(state);
+    return buildCheckedTyped<OpTy>(b, loc, resultType, operands, attributes);
   }
   FailureOr<Value> binary(BinaryKind kind, Value lhs, Value rhs);
   FailureOr<Value> activation(ActivationKind kind, Value input,
@@ -130,8 +121,6 @@ public:
   bool blobsChecked = false;
 
 private:
-  FailureOr<Value> finish(OperationState &state);
-
   std::vector<const caffe::BlobProto *> blobs;
   SmallVector<Value> bottoms;
   SmallVector<Value> tops;

@@ -63,6 +63,38 @@ inline FailureOr<Operation *> createVerified(OpBuilder &b,
   return op;
 }
 
+/// The one result of a verified OpTy whose result types kiln infers, or
+/// failure with the diagnostic emitted (front ends without more to do per
+/// op: the network definition API, the Caffe importer).
+template <typename OpTy>
+FailureOr<Value> buildChecked(OpBuilder &b, Location loc, ValueRange operands,
+                              ArrayRef<NamedAttribute> attributes = {}) {
+  OperationState state(loc, OpTy::getOperationName());
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  if (failed(inferResultTypes<OpTy>(b, state)))
+    return failure();
+  FailureOr<Operation *> op = createVerified(b, state);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+/// The one result of a verified OpTy of result type `type`.
+template <typename OpTy>
+FailureOr<Value> buildCheckedTyped(OpBuilder &b, Location loc, Type type,
+                                   ValueRange operands,
+                                   ArrayRef<NamedAttribute> attributes = {}) {
+  OperationState state(loc, OpTy::getOperationName());
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  state.addTypes(type);
+  FailureOr<Operation *> op = createVerified(b, state);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
 } // namespace mlir::kiln
 
 #endif // KILN_DIALECT_KILN_IR_CHECKEDBUILD_H
