@@ -23,22 +23,9 @@ __global__ void clipKernel(const float *x, float *y, float lo, float hi,
     y[i] = fminf(fmaxf(x[i], lo), hi);
 }
 
-class Clip : public Plugin {
+class Clip : public ElementwisePlugin {
 public:
-  Clip(float lo, float hi) : lo(lo), hi(hi) {}
-
-  StatusOr<std::vector<PluginTensor>>
-  getOutputs(const std::vector<PluginTensor> &inputs) const override {
-    if (Status s = checkInputs(kName, inputs, 1, -1); !s)
-      return s;
-    return inputs;
-  }
-
-  Status configure(const std::vector<PluginTensor> &inputs,
-                   const std::vector<PluginTensor> &) override {
-    elements = elementCount(inputs[0].dims);
-    return Status::ok();
-  }
+  Clip(float lo, float hi) : ElementwisePlugin(kName), lo(lo), hi(hi) {}
 
   Status enqueue(const PluginBuffers &b) override {
     if (elements == 0)
@@ -56,7 +43,6 @@ public:
 
 private:
   float lo, hi;
-  int64_t elements = 0;
 };
 
 class ClipCreator : public PluginCreator {

@@ -89,6 +89,31 @@ inline Status checkInputs(const std::string &plugin,
   return Status::ok();
 }
 
+/// A plugin of one f32 input of any shape and one output of that shape,
+/// computed element by element (LReLU_TRT, Clip_TRT): subclasses launch
+/// their kernel over `elements` and give their fields.
+class ElementwisePlugin : public Plugin {
+public:
+  explicit ElementwisePlugin(const char *name) : name(name) {}
+
+  StatusOr<std::vector<PluginTensor>>
+  getOutputs(const std::vector<PluginTensor> &inputs) const override {
+    if (Status s = checkInputs(name, inputs, 1, -1); !s)
+      return s;
+    return inputs;
+  }
+
+  Status configure(const std::vector<PluginTensor> &inputs,
+                   const std::vector<PluginTensor> &) override {
+    elements = elementCount(inputs[0].dims);
+    return Status::ok();
+  }
+
+protected:
+  const char *name;
+  int64_t elements = 0;
+};
+
 } // namespace kiln::rt::builtin
 
 #endif // KILN_RUNTIME_PLUGINS_KERNELLAUNCH_H

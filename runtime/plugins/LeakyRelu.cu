@@ -25,22 +25,9 @@ __global__ void leakyReluKernel(const float *x, float *y, float slope,
   }
 }
 
-class LeakyRelu : public Plugin {
+class LeakyRelu : public ElementwisePlugin {
 public:
-  explicit LeakyRelu(float slope) : slope(slope) {}
-
-  StatusOr<std::vector<PluginTensor>>
-  getOutputs(const std::vector<PluginTensor> &inputs) const override {
-    if (Status s = checkInputs(kName, inputs, 1, -1); !s)
-      return s;
-    return inputs;
-  }
-
-  Status configure(const std::vector<PluginTensor> &inputs,
-                   const std::vector<PluginTensor> &) override {
-    elements = elementCount(inputs[0].dims);
-    return Status::ok();
-  }
+  explicit LeakyRelu(float slope) : ElementwisePlugin(kName), slope(slope) {}
 
   Status enqueue(const PluginBuffers &b) override {
     if (elements == 0)
@@ -57,7 +44,6 @@ public:
 
 private:
   float slope;
-  int64_t elements = 0;
 };
 
 class LeakyReluCreator : public PluginCreator {
