@@ -211,6 +211,10 @@ void mlir::kiln::buildTargetPipeline(OpPassManager &pm,
 }
 
 void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups) {
+  // LReLU_TRT, Clip_TRT, Reorg_TRT, Normalize_TRT and Region_TRT as kiln
+  // layers (ReferenceExecutor has run it already; running it again is a
+  // no-op there, and kiln-opt's kiln-reference-pipeline needs it).
+  pm.addNestedPass<func::FuncOp>(createKilnExpandBuiltinPluginsPass());
   // Weights are passed by pointer, not compiled into the code.
   pm.addPass(createKilnOutlineWeightsPass());
   buildLinalgPipeline(pm);

@@ -13,6 +13,7 @@
 #include "kiln/Codegen/Host/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/DataType.h"
 #include "kiln/runtime/Plugin.h"
@@ -53,7 +54,12 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups) {
     return module->emitError(
         "reference executor: expects one network function");
   func::FuncOp func = funcs[0];
-  // Plugins are CUDA code the application supplies: nothing to run here.
+  // The cheap built-in plugins become kiln layers; other plugins are CUDA
+  // code the application supplies: nothing to run here.
+  PassManager expand(module->getContext());
+  expand.addNestedPass<func::FuncOp>(createKilnExpandBuiltinPluginsPass());
+  if (failed(expand.run(*module)))
+    return failure();
   PluginOp plugin;
   func.walk([&](PluginOp op) {
     plugin = op;

@@ -186,7 +186,9 @@ def test_builtin_plugins_ship_with_the_package(tmp_path):
     """With libkiln_plugins.so beside the modules (where nvcc built it),
     an ONNX node named LReLU_TRT compiles with no plugin_libs, to the same
     bytes as kiln-compile's plan; the plugin's field is checked by its
-    creator (a slope given twice is refused, naming the field)."""
+    creator (a slope given twice is refused, naming the field). The CPU
+    reference runs it as kiln layers (kiln-expand-builtin-plugins) and
+    matches numpy."""
     package = os.path.dirname(kiln.__file__)
     if not os.path.exists(os.path.join(package, "libkiln_plugins.so")):
         pytest.skip("the package has no built-in plugins (built without nvcc)")
@@ -203,6 +205,9 @@ def test_builtin_plugins_ship_with_the_package(tmp_path):
     path = tmp_path / "leaky.onnx"
     path.write_bytes(model(0.25).SerializeToString())
     assert kiln.compile(str(path)) == kiln_compile(path, tmp_path)
+    x = np.random.default_rng(14).standard_normal((2, 5)).astype(np.float32)
+    (y,) = kiln.run_reference(str(path), [x])
+    np.testing.assert_allclose(y, np.where(x >= 0, x, np.float32(0.25) * x), rtol=1e-6, atol=0)
     with pytest.raises(kiln.InvalidArgumentError, match="negSlope"):
         kiln.compile(model([0.25, 0.5]).SerializeToString())
 

@@ -289,6 +289,49 @@ def KilnFoldConstantsPass : Pass<"kiln-fold-constants", "func::FuncOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def KilnExpandBuiltinPluginsPass
+    : Pass<"kiln-expand-builtin-plugins", "func::FuncOp"> {
+  let summary = "Rewrite the cheap built-in plugins as kiln layers";
+  let description = [{
+    The built-in plugins (`libkiln_plugins.so`, TensorRT's names, version
+    "1", the empty namespace) are CUDA code. Five of them are a few kiln
+    layers each, with the plugin's exact semantics
+    (`runtime/plugins/<Name>.cu` states them):
+    - `LReLU_TRT` (negSlope): `kiln.activation leaky_relu`;
+    - `Clip_TRT` (clipMin, clipMax): `kiln.activation clip`;
+    - `Reorg_TRT` (stride s), Darknet's reorg: the input [N, C, H, W] read
+      as [N, C/s^2, H, s, W, s], transposed to [N, s, s, C/s^2, H, W] and
+      reshaped to [N, C*s^2, H/s, W/s];
+    - `Normalize_TRT` (weights, nbWeights, acrossSpatial, channelShared,
+      eps): `x / sqrt(sum of x^2 + eps) * weights`, the sum over channels or
+      over channels and space, the norm computed in f64 as the plugin does;
+    - `Region_TRT` (num, coords, classes): per anchor, the sigmoid of x, y
+      and the objectness, the other box channels copied, the softmax of the
+      class scores.
+    The CPU reference pipeline runs this pass first, so networks with these
+    plugins run there too; the GPU pipelines keep the plugins. f32 plugins
+    of static shape are rewritten; other plugins are left alone. Fields
+    that contradict each other, or the input's shape, are an error naming
+    the plugin and the field (the importers have asked the plugin already,
+    so this happens only with hand-written IR).
+
+    Before:
+    ```mlir
+    %y = kiln.plugin "LReLU_TRT" (%x) {fields = {negSlope = array<f64: 0.1>}}
+         : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    ```
+    After:
+    ```mlir
+    %y = kiln.activation leaky_relu %x {alpha = 1.000000e-01 : f32}
+         : tensor<1x8xf32> -> tensor<1x8xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numExpanded", "plugins-expanded", "Number of plugin layers rewritten as kiln layers">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def KilnRemoveUnusedInputsPass
     : Pass<"kiln-remove-unused-inputs", "ModuleOp"> {
   let summary = "Drop network inputs that nothing reads";
