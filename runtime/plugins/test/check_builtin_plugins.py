@@ -224,14 +224,7 @@ def main():
                 rows.append((plugin, name, shapes, "-", tol, "dry-run",
                              "output shapes match"))
             continue
-        worst, problems = 0.0, []
-        if len(outputs) != len(expected):
-            problems.append(f"{len(outputs)} outputs, want {len(expected)}")
-        for k, (got, want) in enumerate(zip(outputs, expected)):
-            error, problem = ph.compare(got, want, rtol, atol)
-            worst = max(worst, error) if error == error else error
-            if problem:
-                problems.append(f"output {k}: {problem}")
+        worst, problems = ph.compare_outputs(outputs, expected, rtol, atol)
         failed += bool(problems)
         rows.append((plugin, name, shapes, f"{worst:.3g}", tol,
                      "FAIL" if problems else "PASS", "; ".join(problems)))

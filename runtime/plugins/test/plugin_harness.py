@@ -223,6 +223,20 @@ def compare(got, want, rtol=0.0, atol=0.0):
     return max_error, None
 
 
+def compare_outputs(outputs, expected, rtol=0.0, atol=0.0):
+    """(largest max abs error, problems) of each output against its
+    reference, as compare() judges them; problems is empty when all match."""
+    worst, problems = 0.0, []
+    if len(outputs) != len(expected):
+        problems.append(f"{len(outputs)} outputs, want {len(expected)}")
+    for k, (got, want) in enumerate(zip(outputs, expected)):
+        error, problem = compare(got, want, rtol, atol)
+        worst = max(worst, error) if error == error else error
+        if problem:
+            problems.append(f"output {k}: {problem}")
+    return worst, problems
+
+
 def tolerance_text(rtol, atol):
     if rtol == 0 and atol == 0:
         return "exact"

@@ -95,12 +95,7 @@ def main():
             failed += 1
             rows.append((plugin, name, shapes, "-", tol, "FAIL", str(error)))
             continue
-        worst, problems = 0.0, []
-        for k, (got, want) in enumerate(zip(outputs, expected)):
-            error, problem = ph.compare(got, want, rtol, atol)
-            worst = max(worst, error) if error == error else error
-            if problem:
-                problems.append(f"output {k}: {problem}")
+        worst, problems = ph.compare_outputs(outputs, expected, rtol, atol)
         failed += bool(problems)
         rows.append((plugin, name, shapes, f"{worst:.3g}", tol, "FAIL" if problems else "PASS",
                      "; ".join(problems)))
