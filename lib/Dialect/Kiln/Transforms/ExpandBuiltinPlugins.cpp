@@ -1,4 +1,5 @@
-//===- ExpandBuiltinPlugins.cpp - cheap built-in plugins as layers -*- C++ -*-===//
+//===- ExpandBuiltinPlugins.cpp - cheap built-in plugins as layers -*- C++
+//-*-===//
 //
 // kiln-expand-builtin-plugins: rewrites LReLU_TRT, Clip_TRT, Reorg_TRT,
 // Normalize_TRT and Region_TRT (version "1", the empty namespace) as the kiln
@@ -41,8 +42,8 @@ public:
     for (NamedAttribute field : op.getFields())
       if (!llvm::is_contained(names, field.getName().strref()))
         return fail("'" + field.getName().strref() +
-                    "' is not one of its fields (" +
-                    llvm::join(names, ", ") + ")");
+                    "' is not one of its fields (" + llvm::join(names, ", ") +
+                    ")");
     for (StringRef name : names)
       if (!op.getFields().get(name))
         return fail("field '" + name + "' is missing");
@@ -213,8 +214,8 @@ FailureOr<Value> expandNormalize(Expansion &e) {
                   "without, and eps >= 0");
   Value x = e.op.getInputs()[0];
   Type f64 = e.b.getF64Type();
-  FailureOr<Value> v = buildCheckedTyped<CastOp>(
-      e.b, e.loc, RankedTensorType::get(d, f64), x);
+  FailureOr<Value> v =
+      buildCheckedTyped<CastOp>(e.b, e.loc, RankedTensorType::get(d, f64), x);
   if (failed(v) || failed(v = e.binary(BinaryKind::Mul, *v, *v)))
     return failure();
   SmallVector<int64_t> axes = {1}, normShape = {d[0], 1, d[2], d[3]};
@@ -334,10 +335,9 @@ struct ExpandBuiltinPluginsPass
       if (failed(y))
         return signalPassFailure();
       if (y->getType() != op.getResult(0).getType()) {
-        op.emitError("plugin ")
-            << op.getPlugin() << ": its result type "
-            << op.getResult(0).getType() << " is not the layer's, "
-            << y->getType();
+        op.emitError("plugin ") << op.getPlugin() << ": its result type "
+                                << op.getResult(0).getType()
+                                << " is not the layer's, " << y->getType();
         return signalPassFailure();
       }
       op.getResult(0).replaceAllUsesWith(*y);
