@@ -4,6 +4,7 @@
 // checked, and the memory budget every compilation is held to: a small
 // model file must not make the importer or the compiler allocate far more
 // than the budget allows (CompilerOptions::maxMemoryBytes, --max-memory).
+// Also the shape text (formatDims) of the importers' errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace mlir::kiln {
 
@@ -43,6 +45,17 @@ inline std::optional<uint64_t> getByteSize(ShapedType type) {
       return std::nullopt;
   }
   return bytes;
+}
+
+/// "1x3x224x224" ("scalar" for rank 0), as the importers' errors write
+/// shapes.
+inline std::string formatDims(ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
 }
 
 } // namespace mlir::kiln

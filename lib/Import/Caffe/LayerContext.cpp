@@ -19,15 +19,6 @@ using namespace mlir::kiln::caffe_import;
 /// Weights with more values than this become resource blobs.
 static constexpr int64_t kDenseLimit = 64;
 
-std::string mlir::kiln::caffe_import::formatDims(ArrayRef<int64_t> dims) {
-  if (dims.empty())
-    return "scalar";
-  std::string s;
-  for (size_t i = 0; i < dims.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(dims[i]);
-  return s;
-}
-
 int64_t mlir::kiln::caffe_import::checkedProduct(ArrayRef<int64_t> dims) {
   int64_t product = 1;
   for (int64_t d : dims) {

@@ -17,6 +17,7 @@
 
 #include "kiln/Dialect/Kiln/IR/CheckedBuild.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/Sizes.h"
 #include "kiln/runtime/Plugin.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -147,9 +148,6 @@ void appendDetectionHandlers(std::vector<HandlerEntry> &table);
 /// makes (PluginLayers.cpp).
 LogicalResult importPluginLayer(LayerContext &lc,
                                 const ::kiln::rt::PluginCreator &creator);
-
-/// "1x3x224x224" ("scalar" for rank 0).
-std::string formatDims(ArrayRef<int64_t> dims);
 
 /// The product of `dims`, or -1 when it overflows int64 or a dimension is
 /// negative.

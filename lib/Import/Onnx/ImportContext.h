@@ -13,6 +13,7 @@
 
 #include "kiln/Dialect/Kiln/IR/CheckedBuild.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/Sizes.h"
 #include "kiln/runtime/Plugin.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -189,9 +190,6 @@ FailureOr<ElementsAttr> convertTensor(MLIRContext *context,
 std::optional<std::string> unpackSubByte(const onnx::TensorProto &tensor,
                                          int64_t count, int bits, bool isSigned,
                                          std::string &error);
-
-/// "1x3x224x224" ("scalar" for rank 0).
-std::string formatDims(ArrayRef<int64_t> dims);
 
 /// The kiln element type of an ONNX data type, or null.
 Type convertElementType(MLIRContext *context, int32_t dataType);

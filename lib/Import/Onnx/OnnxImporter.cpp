@@ -41,15 +41,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 using namespace mlir::kiln::onnx_import;
 
-std::string mlir::kiln::onnx_import::formatDims(ArrayRef<int64_t> dims) {
-  if (dims.empty())
-    return "scalar";
-  std::string s;
-  for (size_t i = 0; i < dims.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(dims[i]);
-  return s;
-}
-
 /// "1x?x224" for a declared ONNX shape.
 static std::string onnxShapeString(const onnx::TensorShapeProto &shape) {
   std::string s;
