@@ -31,16 +31,4 @@ set_target_properties(LLVM PROPERTIES
   IMPORTED_LOCATION_RELEASE ${KILN_LLVM_LD}
   IMPORTED_LOCATION_RELWITHDEBINFO ${KILN_LLVM_LD}
   IMPORTED_SONAME "")
-# Debian's MLIRExecutionEngine also names the shared libMLIR.so (target
-# `MLIR`); every MLIR library is linked from its static archive anyway, so
-# that name resolves to an empty archive.
-if(TARGET MLIR)
-  set(KILN_EMPTY_ARCHIVE ${CMAKE_BINARY_DIR}/libkiln-empty.a)
-  execute_process(COMMAND ${CMAKE_AR} rc ${KILN_EMPTY_ARCHIVE})
-  set_target_properties(MLIR PROPERTIES
-    IMPORTED_LOCATION ${KILN_EMPTY_ARCHIVE}
-    IMPORTED_LOCATION_RELEASE ${KILN_EMPTY_ARCHIVE}
-    IMPORTED_LOCATION_RELWITHDEBINFO ${KILN_EMPTY_ARCHIVE}
-    IMPORTED_SONAME "")
-endif()
 message(STATUS "kiln: compiler tools link LLVM statically (${KILN_LLVM_LD})")
