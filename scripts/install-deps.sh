@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build ccache g++ python3 clang-format
+  cmake ninja-build ccache g++ python3 clang-format python3-psutil
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libzstd-dev zlib1g-dev
   libgtest-dev libgmock-dev

@@ -16,6 +16,17 @@ config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs",
                    "replay.py"]
 
+# No test may hang: each has a time limit (lit needs psutil for it, from
+# Debian's python3-psutil, which scripts/install-deps.sh installs). The whole
+# ONNX suites are the slowest tests: about 7 minutes on 2 busy cores.
+try:
+    import psutil  # noqa: F401
+
+    lit_config.maxIndividualTestTime = int(os.environ.get("KILN_LIT_TIMEOUT", "1200"))
+except ImportError:
+    lit_config.warning("no per-test time limit: lit needs the psutil module "
+                       "(apt-get install python3-psutil)")
+
 config.substitutions.append(("%kiln_src_root", config.kiln_src_root))
 config.substitutions.append(("%kiln_obj_root", config.kiln_obj_root))
 

@@ -10,14 +10,30 @@ or a GPU, are skipped without it.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pathlib
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import kiln
+
+
+# No test may hang: one that runs past this many seconds prints every
+# thread's stack and ends the process with a failure (a hang in native code
+# holds the GIL, so a Python-level timeout could never fire). ctest's own
+# limit on the whole run is the second line of defence.
+TEST_TIMEOUT_S = float(os.environ.get("KILN_TEST_TIMEOUT", "120"))
+
+
+@pytest.fixture(autouse=True)
+def _time_limit(request):
+    faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=sys.stderr)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def _env(name: str) -> str:

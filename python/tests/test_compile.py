@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -243,3 +244,29 @@ def test_compile_caffe_network(tmp_path):
     np.testing.assert_allclose(prob, np.load(out / "ref" / "output_0.npy"), rtol=1e-3, atol=1e-5)
     with pytest.raises(kiln.InvalidArgumentError, match="no blob|not a blob|nowhere"):
         kiln.compile(prototxt, caffemodel=weights, outputs="nowhere")
+
+
+def test_compiler_module_holds_one_copy_of_mlir():
+    """kiln._compiler links MLIR's static archives; the shared libMLIR.so
+    must not be loaded beside them. Two copies of MLIR in one process keep
+    two sets of TypeIDs, and kiln.compile then folded constants forever
+    (issue 31: the default build's hang)."""
+    import kiln._compiler  # noqa: F401
+
+    with open("/proc/self/maps") as maps:
+        loaded = {line.split()[-1] for line in maps if "libMLIR" in line}
+    assert not loaded, f"libMLIR.so is loaded beside kiln._compiler: {sorted(loaded)}"
+
+
+@pytest.mark.parametrize("options", [{"batch": 2}, {"batch": 1, "fp16": True, "opt_level": 3}])
+def test_compile_returns(tmp_path, options):
+    """kiln.compile in a child process returns within a bound far above its
+    normal time (well under a second): a regression of issue 31's endless
+    folding fails here with a message instead of hanging the suite."""
+    model = tmp_path / "small.onnx"
+    small_model(model)
+    script = f"import kiln; kiln.compile({str(model)!r}, **{options!r})"
+    try:
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"kiln.compile(small.onnx, **{options}) did not return in 60 s")
