@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace kiln::tooling {
 
@@ -17,6 +19,20 @@ namespace {
 bool exists(const std::string &path) {
   struct stat info;
   return ::stat(path.c_str(), &info) == 0;
+}
+
+/// `mkdir -p path`: a missing output folder is made, as a user expects.
+rt::Status makeDirectories(const std::string &path) {
+  for (size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+    std::string prefix = path.substr(0, end);
+    if (!prefix.empty() && ::mkdir(prefix.c_str(), 0755) != 0 &&
+        errno != EEXIST)
+      return rt::Status(rt::StatusCode::InvalidArgument,
+                        "cannot make the folder '" + prefix +
+                            "': " + std::strerror(errno));
+    if (end == std::string::npos)
+      return rt::Status::ok();
+  }
 }
 } // namespace
 
@@ -86,6 +102,8 @@ rt::StatusOr<int> reportOutputs(const std::vector<HostTensor> &outputs,
       compare(*want, file);
     }
     if (!options.outputDir.empty()) {
+      if (rt::Status s = makeDirectories(options.outputDir); !s)
+        return s;
       std::string file =
           options.outputDir + "/output_" + std::to_string(k) + ".npy";
       if (rt::Status s = writeNpy(file, t); !s)
@@ -176,6 +194,10 @@ int runPlan(rt::Runtime &runtime, const std::string &planBytes,
     std::vector<PlanRunner::StepProfile> steps;
     if (rt::Status s = (*runner)->profile(options.profileRuns, steps); !s)
       return fail(s.toString());
+    if (options.cudaGraph)
+      out << "note: --profile times the steps one by one, outside the CUDA "
+             "graph (a graph has no events between its steps); the timed "
+             "runs use the graph\n";
     printProfile(out, options.profileRuns, steps);
     for (const auto &step : steps)
       stepsMs += quantile(step.ms, 0.5);

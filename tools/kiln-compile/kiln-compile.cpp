@@ -26,8 +26,10 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -84,10 +86,22 @@ static int usageError(const llvm::Twine &message) {
   return 2;
 }
 
+/// Opens `path` for writing ('-': stdout), making its missing folders.
+static std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef path,
+                                                        std::string &error) {
+  StringRef folder = llvm::sys::path::parent_path(path);
+  if (path != "-" && !folder.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(folder)) {
+      error = "cannot make the folder '" + folder.str() + "': " + ec.message();
+      return nullptr;
+    }
+  return openOutputFile(path, &error);
+}
+
 /// Writes `text` to `path` ('-': stdout).
 static LogicalResult writeText(StringRef path, StringRef text) {
   std::string error;
-  auto file = openOutputFile(path, &error);
+  auto file = openOutput(path, error);
   if (!file) {
     llvm::errs() << "kiln-compile: error: " << error << "\n";
     return failure();
@@ -265,7 +279,7 @@ int main(int argc, char **argv) {
 
   compileTimer.stop();
   TimingScope outputTimer = root.nest("output");
-  auto output = openOutputFile(outputFile, &error);
+  auto output = openOutput(outputFile, error);
   if (!output) {
     llvm::errs() << "kiln-compile: error: " << error << "\n";
     return 1;
