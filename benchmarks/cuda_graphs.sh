@@ -37,7 +37,7 @@ np.save(os.path.join(d, "input_0.npy"), x.numpy())
 np.save(os.path.join(d, "output_0.npy"), y.numpy())
 PY
 for mode in steps graph nhwc-steps nhwc-graph; do
-  flag=""; [ "${mode#nhwc-}" = graph ] && flag="--cuda-graph"
+  flag=""; [ "${mode#nhwc-}" = graph ] && flag="--cuda-graphs"
   level=""; [ "${mode%-*}" = nhwc ] && level="--opt-level=3"
   echo "== kiln $net batch $batch, $mode"
   "$bin/kiln-run" "$model/model.onnx" --backend=gpu --input "input_0=$model/input_0.npy" \

@@ -19,9 +19,9 @@ import re, subprocess, sys
 MODES = [  # name, kiln-run flags
     ("steps, one at a time", ["--kernel-trace"]),
     ("steps, back to back", ["--kernel-trace", "--back-to-back"]),
-    ("graph, one at a time", ["--kernel-trace", "--cuda-graph"]),
-    ("graph, back to back", ["--kernel-trace", "--cuda-graph", "--back-to-back"]),
-    ("graph, back to back, no trace", ["--cuda-graph", "--back-to-back"]),
+    ("graph, one at a time", ["--kernel-trace", "--cuda-graphs"]),
+    ("graph, back to back", ["--kernel-trace", "--cuda-graphs", "--back-to-back"]),
+    ("graph, back to back, no trace", ["--cuda-graphs", "--back-to-back"]),
 ]
 
 

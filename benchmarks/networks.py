@@ -9,7 +9,7 @@ For each network and batch it builds the PyTorch model with random weights (seed
 downloaded), exports it to ONNX (torch.onnx.export, TorchScript exporter, opset 17), runs
 PyTorch fp32 (TF32 off) once on a random input for the reference output, then for each
 precision:
-  - kiln: `kiln-run --backend=gpu --cuda-graph` on the same input (fp32: TF32 on, kiln's
+  - kiln: `kiln-run --backend=gpu --cuda-graphs` on the same input (fp32: TF32 on, kiln's
     default; fp16: --fp16), its output checked against the fp32 reference relative to the
     output's magnitude (--atol 0; rtol 1e-2 for fp32 with TF32, 5e-2 for fp16), and its
     median GPU time of 100 runs after 20 (events around each run of the CUDA graph);
@@ -112,7 +112,7 @@ def torch_ms(net, x, precision, mode):
 
 def kiln(kiln_run, d, precision, extra):
     flags = (["--fp16"] if precision == "fp16" else []) + extra
-    cmd = [kiln_run, os.path.join(d, "model.onnx"), "--backend=gpu", "--cuda-graph",
+    cmd = [kiln_run, os.path.join(d, "model.onnx"), "--backend=gpu", "--cuda-graphs",
            "--input", f"input={d}/input_0.npy", "--reference-dir", d,
            "--rtol", str(RTOL[precision]), "--atol", "0", "--warmup", "20",
            "--iterations", "100"] + flags

@@ -2,7 +2,7 @@
 //
 // kiln-run-plan model.kplan [--input name=file.npy ...] [--reference-dir DIR]
 //               [--output-dir DIR] [--seed N] [--warmup N] [--iterations N]
-//               [--profile N] [--cuda-graph] [--back-to-back]
+//               [--profile N] [--cuda-graphs] [--back-to-back]
 //               [--kernel-trace] [--cupti=LIB] [--device N] [--driver=LIB]
 //               [--plugin-lib=LIB ...]
 // kiln-run-plan model.kplan --threads T [--contexts C] [--runs N] [--seed N]
@@ -11,7 +11,7 @@
 // Runs a plan bundle on the GPU with nothing but the runtime: inputs from
 // NumPy files (others seeded random), each output summarized, compared with
 // output_K.npy in --reference-dir and written to --output-dir; --iterations
-// times it, --profile gives every step's median GPU time, --cuda-graph
+// times it, --profile gives every step's median GPU time, --cuda-graphs
 // enqueues the steps as one CUDA graph, --back-to-back times runs enqueued
 // without a synchronize between them, --kernel-trace times the GPU
 // operations of the timed runs with CUPTI (kiln/tooling/KernelTrace.h) and
@@ -40,7 +40,7 @@ using namespace kiln;
 static const char *kUsage =
     "usage: kiln-run-plan model.kplan [--input name=file.npy ...]\n"
     "         [--reference-dir DIR] [--output-dir DIR] [--seed N]\n"
-    "         [--warmup N] [--iterations N] [--profile N] [--cuda-graph]\n"
+    "         [--warmup N] [--iterations N] [--profile N] [--cuda-graphs]\n"
     "         [--back-to-back] [--kernel-trace] [--cupti=LIB] [--device N]\n"
     "         [--driver=LIB] [--plugin-lib=LIB ...]\n"
     "       kiln-run-plan model.kplan --threads T [--contexts C] [--runs N]\n"
@@ -48,7 +48,7 @@ static const char *kUsage =
     "Runs a kiln plan on the GPU: inputs from .npy files (others random),\n"
     "outputs compared with DIR/output_K.npy and written to --output-dir,\n"
     "timed with --iterations, profiled per step with --profile (with both,\n"
-    "the launch gaps per step), enqueued as one CUDA graph with --cuda-graph.\n"
+    "the launch gaps per step), enqueued as one CUDA graph with --cuda-graphs.\n"
     "--back-to-back times runs enqueued without a synchronize between them.\n"
     "--kernel-trace times each GPU operation of the timed runs with CUPTI\n"
     "(the CUDA toolkit's profiling library; --cupti=LIB names it) and prints\n"
@@ -95,9 +95,9 @@ int main(int argc, char **argv) {
       }
       continue;
     }
-    if (arg == "--cuda-graph" || arg == "--kernel-trace" ||
+    if (arg == "--cuda-graphs" || arg == "--kernel-trace" ||
         arg == "--back-to-back") {
-      (arg == "--cuda-graph"     ? options.cudaGraph
+      (arg == "--cuda-graphs"     ? options.cudaGraph
        : arg == "--kernel-trace" ? options.kernelTrace
                                  : options.backToBack) = true;
       notWithStress = arg;

@@ -4,7 +4,7 @@
 //          [--backend=reference|gpu]
 //          [--input name=file.pb|.npy ...] [--reference-dir test_data_set_0]
 //          [--check-reference] [--seed N] [--warmup N --iterations N]
-//          [--profile N] [--cuda-graph] [--output-dir DIR] [compiler options]
+//          [--profile N] [--cuda-graphs] [--output-dir DIR] [compiler options]
 //
 // Runs a plan bundle on the GPU, or imports a model (ONNX, a Caffe .prototxt
 // with --caffemodel, or kiln IR in a .mlir file), optimizes it and runs it
@@ -57,7 +57,7 @@ static cl::opt<int> profileRuns(
              "around each; the runs are synchronous)"),
     cl::init(0));
 static cl::opt<bool> cudaGraph(
-    "cuda-graph",
+    "cuda-graphs",
     cl::desc("Enqueue the plan's steps as one CUDA graph (captured once; "
              "profiled runs still run them one by one)"));
 static cl::opt<bool> backToBack(
