@@ -1,10 +1,11 @@
 //===- lenet-api.cpp - a network built with the C++ API ---------*- C++ -*-===//
 //
-// The seeds' sampleMNISTAPI flow (section 2.2.1) with kiln's network
-// definition API: build LeNet-5 layer by layer (seeded random weights, as
-// the trained ones come with the digits sample), build a plan and write it
-// to a file, read it back, run it with the runtime on the GPU, and check
-// the result against kiln's CPU reference executor on the same input.
+// TensorRT's sampleMNISTAPI flow (TensorRT 5 developer guide, section 2.2.1)
+// with kiln's network definition API: build LeNet-5 layer by layer (seeded
+// random weights, as the trained ones come with the digits sample), build a
+// plan and write it to a file, read it back, run it with the runtime on the
+// GPU, and check the result against kiln's CPU reference executor on the same
+// input.
 //
 //   kiln-lenet-api [plan.kplan] [--fp16]
 //

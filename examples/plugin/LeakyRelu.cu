@@ -1,6 +1,6 @@
 //===- LeakyRelu.cu - a plugin library outside kiln's tree ----------------===//
 //
-// The seeds' LReLU_TRT as a kiln plugin: y = x >= 0 ? x : slope * x over one
+// TensorRT's LReLU_TRT as a kiln plugin: y = x >= 0 ? x : slope * x over one
 // f32 tensor of any shape, one CUDA thread per element. Built by nvcc into
 // libkiln_leaky_relu.so (CMakeLists.txt), it needs only kiln's runtime
 // headers: KILN_PLUGIN_LIBRARY names its creator, and a program loads it

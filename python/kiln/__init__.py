@@ -14,7 +14,7 @@ DLPack: ``context.run({"input": x}, outputs={"output": y})``, or
 ``context.enqueue({"input": x, "output": y}, stream)``.
 
 Build a network layer by layer with :class:`NetworkDefinition` and compile it
-with :class:`Builder` (the seeds' network definition API).
+with :class:`Builder` (TensorRT's network definition API).
 
 The runtime (``kiln._runtime``) needs only the CUDA driver; the compiler
 (``kiln._compiler``: :func:`compile`, :class:`NetworkDefinition`,
@@ -128,7 +128,7 @@ def _wrap_log(log: Optional[LogCallback]):
 
 
 class Runtime(_runtime.Runtime):
-    """The CUDA driver and one device; loads plans as engines (the seeds' IRuntime).
+    """The CUDA driver and one device; loads plans as engines (TensorRT's IRuntime).
 
     ``log(severity, message)`` receives the runtime's messages (default:
     warnings and errors to stderr). ``driver`` is the driver library to load

@@ -11,7 +11,7 @@ import enum
 
 
 class Severity(enum.IntEnum):
-    """The severities of kiln's log messages (the seeds' ILogger)."""
+    """The severities of kiln's log messages (TensorRT's ILogger)."""
 
     INTERNAL_ERROR = 0
     ERROR = 1

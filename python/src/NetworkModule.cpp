@@ -247,7 +247,7 @@ void bindNetwork(py::module_ &m) {
   using W = std::vector<py::array>;
   py::class_<Network>(
       m, "NetworkDefinition",
-      "A network built layer by layer (the seeds' INetworkDefinition).")
+      "A network built layer by layer (TensorRT's INetworkDefinition).")
       .def(py::init([](py::object log) {
              auto network = std::make_unique<Network>();
              network->logger = std::make_unique<PythonLogger>(log);

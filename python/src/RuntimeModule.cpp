@@ -527,7 +527,7 @@ PYBIND11_MODULE(_runtime, m) {
 
   py::class_<Runtime, std::shared_ptr<Runtime>>(
       m, "Runtime",
-      "The CUDA driver and one device: loads plans as engines (the seeds' "
+      "The CUDA driver and one device: loads plans as engines (TensorRT's "
       "IRuntime).")
       .def(py::init(&createRuntime), py::arg("device") = 0,
            py::arg("driver") = py::none(), py::arg("log") = py::none(),
@@ -587,7 +587,7 @@ PYBIND11_MODULE(_runtime, m) {
       });
 
   py::class_<Engine, std::shared_ptr<Engine>>(
-      m, "Engine", "A plan loaded on the device (the seeds' ICudaEngine).")
+      m, "Engine", "A plan loaded on the device (TensorRT's ICudaEngine).")
       .def_property_readonly(
           "tensors", [](const Engine &e) { return e.tensors; },
           "Every input and output (TensorInfo), in the plan's order.")
@@ -604,7 +604,7 @@ PYBIND11_MODULE(_runtime, m) {
           },
           "Bytes of device memory (the arena) one context needs.")
       .def("create_execution_context", &createContext,
-           "A context with its own arena (the seeds' IExecutionContext).");
+           "A context with its own arena (TensorRT's IExecutionContext).");
 
   py::class_<ExecutionContext, std::shared_ptr<ExecutionContext>>(
       m, "ExecutionContext",

@@ -48,7 +48,8 @@ static const char *kUsage =
     "Runs a kiln plan on the GPU: inputs from .npy files (others random),\n"
     "outputs compared with DIR/output_K.npy and written to --output-dir,\n"
     "timed with --iterations, profiled per step with --profile (with both,\n"
-    "the launch gaps per step), enqueued as one CUDA graph with --cuda-graphs.\n"
+    "the launch gaps per step), enqueued as one CUDA graph with "
+    "--cuda-graphs.\n"
     "--back-to-back times runs enqueued without a synchronize between them.\n"
     "--kernel-trace times each GPU operation of the timed runs with CUPTI\n"
     "(the CUDA toolkit's profiling library; --cupti=LIB names it) and prints\n"
@@ -97,7 +98,7 @@ int main(int argc, char **argv) {
     }
     if (arg == "--cuda-graphs" || arg == "--kernel-trace" ||
         arg == "--back-to-back") {
-      (arg == "--cuda-graphs"     ? options.cudaGraph
+      (arg == "--cuda-graphs"    ? options.cudaGraph
        : arg == "--kernel-trace" ? options.kernelTrace
                                  : options.backToBack) = true;
       notWithStress = arg;

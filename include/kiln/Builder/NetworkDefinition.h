@@ -1,8 +1,9 @@
 //===- NetworkDefinition.h - networks built layer by layer ------*- C++ -*-===//
 //
-// The network definition API (the seeds' INetworkDefinition, section 2.2.1
-// sampleMNISTAPI): a network built layer by layer in C++, which
-// kiln::Builder (Builder.h) compiles to a plan as kiln-compile does a model.
+// The network definition API (TensorRT's INetworkDefinition, TensorRT 5
+// developer guide, section 2.2.1 sampleMNISTAPI): a network built layer by
+// layer in C++, which kiln::Builder (Builder.h) compiles to a plan as
+// kiln-compile does a model.
 //
 //   kiln::NetworkDefinition network(logger);
 //   kiln::Tensor data = network.addInput("data", kiln::DataType::F32,
@@ -186,7 +187,7 @@ public:
   PoolingLayer() = default;
   PoolingLayer(Layer layer) : WindowedLayer(layer) {}
   /// Average pooling: whether padding is left out of the count (default
-  /// true, as in the seeds).
+  /// true, as in TensorRT).
   PoolingLayer &setAverageCountExcludesPadding(bool excludes);
 };
 
@@ -297,7 +298,7 @@ public:
   /// data[..., indices, ...] along `axis` (indices I32 or I64).
   Layer addGather(const Tensor &data, const Tensor &indices, int64_t axis);
   /// A layer the registered plugin `name` (version, namespace) implements
-  /// (the seeds' addPluginV2): the creator makes the plugin from `fields`,
+  /// (TensorRT's addPluginV2): the creator makes the plugin from `fields`,
   /// and the plugin gives the layer's outputs (getNbOutputs, getOutput(i)).
   /// Register the creator first (registerPluginCreator, loadPluginLibrary).
   /// A plugin runs on the GPU only; the reference executor refuses it.

@@ -1,6 +1,6 @@
 //===- Plugin.h - layers the application supplies ---------------*- C++ -*-===//
 //
-// The seeds' IPluginV2 workflow in modern C++. A plugin is a layer kiln does
+// TensorRT's IPluginV2 workflow in modern C++. A plugin is a layer kiln does
 // not generate code for: the application (or a plugin library) implements
 // it, and a creator makes it from named fields.
 //
@@ -56,7 +56,7 @@
 
 namespace kiln::rt {
 
-/// A named setting of a plugin (the seeds' PluginField): integers, floats or
+/// A named setting of a plugin (TensorRT's PluginField): integers, floats or
 /// text.
 struct PluginField {
   enum class Type : uint8_t { Ints, Floats, Text };
@@ -117,7 +117,7 @@ struct PluginBuffers {
   uint64_t workspace = 0;
 };
 
-/// A layer the application implements (the seeds' IPluginV2).
+/// A layer the application implements (TensorRT's IPluginV2).
 class Plugin {
 public:
   virtual ~Plugin() = default;
@@ -146,7 +146,7 @@ public:
   virtual PluginFields getFields() const = 0;
 };
 
-/// Makes plugins of one kind (the seeds' IPluginCreator).
+/// Makes plugins of one kind (TensorRT's IPluginCreator).
 class PluginCreator {
 public:
   virtual ~PluginCreator() = default;
@@ -168,7 +168,7 @@ public:
 std::string pluginKey(const std::string &name, const std::string &version,
                       const std::string &pluginNamespace);
 
-/// Registers `creator` for the process (the seeds' getPluginRegistry()->
+/// Registers `creator` for the process (TensorRT's getPluginRegistry()->
 /// registerCreator). InvalidArgument for a null creator, an empty name or
 /// version, or a name, version and namespace already registered.
 Status registerPluginCreator(std::shared_ptr<PluginCreator> creator);
@@ -186,7 +186,7 @@ std::vector<std::string> registeredPlugins();
 /// Every registered creator, in pluginKey() order (built-ins included).
 std::vector<std::shared_ptr<PluginCreator>> registeredPluginCreators();
 
-/// Registers kiln's built-in plugins (the seeds' LReLU_TRT, Clip_TRT,
+/// Registers kiln's built-in plugins (TensorRT's LReLU_TRT, Clip_TRT,
 /// PriorBox_TRT, GridAnchor_TRT, NMS_TRT, Normalize_TRT, Reorg_TRT,
 /// Region_TRT and RPROI_TRT), once per process: loads the plugin library
 /// libkiln_plugins.so from $KILN_BUILTIN_PLUGINS when that is set ("none"
