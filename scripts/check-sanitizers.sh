@@ -2,8 +2,9 @@
 # The sanitizer jobs of CI:
 #   1. the runtime's and the tooling's tests under ASan+UBSan and under TSan
 #      (scripts/check-runtime-sanitizers.sh);
-#   2. the compiler built with ASan+UBSan (gcc at -O1, -fno-sanitize-recover=all:
-#      the first report fails) into ${KILN_ASAN_BUILD_DIR:-build-asan}, and
+#   2. the compiler built with ASan+UBSan (clang at -O1, -fno-sanitize-recover=all:
+#      the first report fails; scripts/configure-asan.sh, the build the fuzzers
+#      share) into ${KILN_ASAN_BUILD_DIR:-build-asan}, and
 #      the compiler's tool tests (every lit test but the whole-suite ones:
 #      kiln-opt, kiln-compile, kiln-run, ...) run with those tools, and
 #      kiln-conformance over every eighth case of both ONNX suites.
@@ -17,16 +18,7 @@ if [ "$what" = all ] || [ "$what" = runtime ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = compiler ]; then
-  build="${KILN_ASAN_BUILD_DIR:-$root/build-asan}"
-  flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-  if [ ! -f "$build/build.ninja" ]; then
-    cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-      -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-      -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-      -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
-      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" > /dev/null
-  fi
+  build="$("$root/scripts/configure-asan.sh")"
   ninja -C "$build" kiln-opt kiln-compile kiln-run kiln-conformance \
     kiln-run-plan kiln-plan-info kiln-device-info kiln-runtime-tests \
     kiln-tooling-tests kiln-doc

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the compiler's libFuzzer targets with clang (AddressSanitizer and
-# UndefinedBehaviorSanitizer) into ${KILN_FUZZ_BUILD_DIR:-build-fuzz} and runs
+# UndefinedBehaviorSanitizer) in the sanitizer build (scripts/configure-asan.sh,
+# ${KILN_ASAN_BUILD_DIR:-build-asan}; ${KILN_FUZZ_BUILD_DIR} overrides) and runs
 # each for SECONDS (default 30; hours for a long run), seeded with the test
 # corpora and the committed regressions:
 #   kiln-fuzz-onnx  ONNX models (binary and text) through the importer and the
@@ -16,7 +17,7 @@
 # scripts/fuzz-plan-reader.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${KILN_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+build="${KILN_FUZZ_BUILD_DIR:-${KILN_ASAN_BUILD_DIR:-$root/build-asan}}"
 seconds="${1:-30}"
 shift || true
 smoke=0
@@ -26,25 +27,7 @@ if [ "$seconds" = --smoke ]; then
 fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(kiln-fuzz-onnx kiln-fuzz-mlir)
-clangxx="${KILN_FUZZ_CXX:-$(command -v clang++-22 || true)}"
-clangc="${KILN_FUZZ_CC:-$(command -v clang-22 || true)}"
-if [ -z "$clangxx" ] || [ -z "$clangc" ]; then
-  echo "kiln: clang-22 not found (apt-get install clang-22 libclang-rt-22-dev)" >&2
-  exit 1
-fi
-
-if [ ! -f "$build/build.ninja" ]; then
-  mkdir -p "$build"
-  flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER="$clangc" -DCMAKE_CXX_COMPILER="$clangxx" \
-    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DKILN_ENABLE_FUZZERS=ON -DKILN_ENABLE_TESTS=OFF \
-    -DKILN_RUNTIME_ENABLE_TESTS=OFF > "$build/configure.log"
-fi
+build="$(KILN_ASAN_BUILD_DIR="$build" "$root/scripts/configure-asan.sh")"
 ninja -C "$build" "${targets[@]}"
 
 # Seed corpora: the importer's and the dialect's test inputs, small models
