@@ -790,7 +790,7 @@ std::optional<Literal> evalPad(PadOp op, const Literal &x) {
 
 /// The ops that only reinterpret the elements with the result's shape.
 bool keepsElements(Operation *op) {
-  return isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(op);
+  return op->hasTrait<OpTrait::kiln::ReshapeLike>();
 }
 
 } // namespace

@@ -68,6 +68,22 @@ LogicalResult ActivationOp::verify() {
   return success();
 }
 
+/// The ReLU-like kinds (piecewise, without exp, erf or tanh) run in 16 bits;
+/// the others stay f32.
+bool ActivationOp::allowsReducedPrecision() {
+  switch (getKind()) {
+  case ActivationKind::Relu:
+  case ActivationKind::LeakyRelu:
+  case ActivationKind::Clip:
+  case ActivationKind::HardSigmoid:
+  case ActivationKind::HardSwish:
+  case ActivationKind::ThresholdedRelu:
+    return true;
+  default:
+    return false;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // UnaryOp
 //===----------------------------------------------------------------------===//
@@ -163,6 +179,22 @@ LogicalResult BinaryOp::verify() {
     if (isBool)
       return emitOpError() << "'" << name << "' expects numeric elements";
     return success();
+  }
+}
+
+/// Add, sub, mul, div, max and min run in 16 bits; pow, the comparisons and
+/// the integer and logical kinds stay f32.
+bool BinaryOp::allowsReducedPrecision() {
+  switch (getKind()) {
+  case BinaryKind::Add:
+  case BinaryKind::Sub:
+  case BinaryKind::Mul:
+  case BinaryKind::Div:
+  case BinaryKind::Max:
+  case BinaryKind::Min:
+    return true;
+  default:
+    return false;
   }
 }
 

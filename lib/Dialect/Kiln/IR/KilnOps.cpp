@@ -16,6 +16,8 @@
 using namespace mlir;
 using namespace mlir::kiln;
 
+#include "kiln/Dialect/Kiln/IR/KilnInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
 

@@ -39,38 +39,11 @@ Type parsePrecision(MLIRContext *ctx, StringRef name) {
   return nullptr;
 }
 
-/// Whether `op` is safe in 16 bits (Passes.td lists them).
+/// Whether `op` is safe in 16 bits: it implements PrecisionOpInterface
+/// and says so (Passes.td lists the ops).
 bool allowsReducedPrecision(Operation *op) {
-  if (auto a = dyn_cast<ActivationOp>(op)) {
-    switch (a.getKind()) {
-    case ActivationKind::Relu:
-    case ActivationKind::LeakyRelu:
-    case ActivationKind::Clip:
-    case ActivationKind::HardSigmoid:
-    case ActivationKind::HardSwish:
-    case ActivationKind::ThresholdedRelu:
-      return true;
-    default:
-      return false;
-    }
-  }
-  if (auto b = dyn_cast<BinaryOp>(op)) {
-    switch (b.getKind()) {
-    case BinaryKind::Add:
-    case BinaryKind::Sub:
-    case BinaryKind::Mul:
-    case BinaryKind::Div:
-    case BinaryKind::Max:
-    case BinaryKind::Min:
-      return true;
-    default:
-      return false;
-    }
-  }
-  return isa<ConvolutionOp, DeconvolutionOp, FullyConnectedOp, MatmulOp, GemmOp,
-             PoolOp, SelectOp, ConcatOp, SliceOp, ReshapeOp, FlattenOp,
-             SqueezeOp, UnsqueezeOp, TransposeOp, PadOp, ResizeOp, GatherOp,
-             GatherElementsOp>(op);
+  auto precision = dyn_cast<PrecisionOpInterface>(op);
+  return precision && precision.allowsReducedPrecision();
 }
 
 /// The name of `loc`'s layer: the first NameLoc in it.
@@ -234,7 +207,7 @@ struct AssignPrecisionPass
       if (isa<ConstantOp>(op))
         continue;
       Type target = f32;
-      if (isa<KilnDialect>(op->getDialect()) && allowsReducedPrecision(op))
+      if (allowsReducedPrecision(op))
         target = low;
       bool overridden = false;
       if (StringRef name = getLayerName(op->getLoc()); !name.empty()) {

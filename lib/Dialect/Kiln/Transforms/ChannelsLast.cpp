@@ -1,9 +1,10 @@
 //===- ChannelsLast.cpp - convolutions and pools in NHWC --------*- C++ -*-===//
 //
-// kiln-channels-last (Passes.td shows the IR): each channels-first
-// convolution, pool and global pool becomes the same layer channels last,
-// between a conversion of its input to channels last and one of its result
-// back. Constant filters are re-laid out on the host (Weights.h).
+// kiln-channels-last (Passes.td shows the IR): each channels-first layer
+// that has a layout (LayoutOpInterface: convolution, pool and global pool)
+// becomes the same layer channels last, between a conversion of its input
+// to channels last and one of its result back. Constant filters are re-laid
+// out on the host (Weights.h).
 // kiln-sink-transposes removes the conversions that meet.
 //
 //===----------------------------------------------------------------------===//
@@ -39,29 +40,28 @@ Value filterChannelsLast(OpBuilder &b, Location loc, Value filter) {
   return transpose(b, loc, filter, perm);
 }
 
-/// Builds `op` channels last on its input converted to channels last, and
-/// replaces it with the result converted back.
-void convert(Operation *op) {
+/// Builds `layer` channels last on its input (operand 0) converted to
+/// channels last, and replaces it with the result converted back. A
+/// convolution's filter is re-laid out too; the other operands stay.
+void convert(LayoutOpInterface layer) {
+  Operation *op = layer;
   OpBuilder b(op);
   Location loc = op->getLoc();
   int64_t rank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
   Value input = transpose(b, loc, op->getOperand(0), getToChannelsLast(rank));
-  auto layout = LayoutAttr::get(b.getContext(), Layout::ChannelsLast);
-  Value result;
-  if (auto conv = dyn_cast<ConvolutionOp>(op)) {
-    result = ConvolutionOp::create(
-        b, loc, input, filterChannelsLast(b, loc, conv.getFilter()),
-        conv.getBias(), conv.getStridesAttr(), conv.getPadsAttr(),
-        conv.getDilationsAttr(), conv.getGroupsAttr(), layout);
-  } else if (auto pool = dyn_cast<PoolOp>(op)) {
-    result = PoolOp::create(
-        b, loc, pool.getKindAttr(), input, pool.getWindowAttr(),
-        pool.getStridesAttr(), pool.getPadsAttr(), pool.getDilationsAttr(),
-        pool.getCeilModeAttr(), pool.getCountIncludePadAttr(), layout);
-  } else {
-    auto global = cast<GlobalPoolOp>(op);
-    result = GlobalPoolOp::create(b, loc, global.getKindAttr(), input, layout);
-  }
+  Value filter;
+  if (auto conv = dyn_cast<ConvolutionOp>(op))
+    filter = filterChannelsLast(b, loc, conv.getFilter());
+  auto last = cast<LayoutOpInterface>(b.clone(*op));
+  last->setOperand(0, input);
+  if (filter)
+    cast<ConvolutionOp>(last).getFilterMutable().assign(filter);
+  last.setLayout(Layout::ChannelsLast);
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Value result = last->getResult(0);
+  result.setType(
+      RankedTensorType::get(permute(type.getShape(), getToChannelsLast(rank)),
+                            type.getElementType()));
   op->getResult(0).replaceAllUsesWith(
       transpose(b, loc, result, getToChannelsFirst(rank)));
   op->erase();
@@ -72,19 +72,12 @@ struct ChannelsLastPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<Operation *> layers;
-    getOperation().walk([&](Operation *op) {
-      if (auto conv = dyn_cast<ConvolutionOp>(op))
-        if (conv.getLayout() == Layout::ChannelsFirst)
-          layers.push_back(op);
-      if (auto pool = dyn_cast<PoolOp>(op))
-        if (pool.getLayout() == Layout::ChannelsFirst)
-          layers.push_back(op);
-      if (auto global = dyn_cast<GlobalPoolOp>(op))
-        if (global.getLayout() == Layout::ChannelsFirst)
-          layers.push_back(op);
+    SmallVector<LayoutOpInterface> layers;
+    getOperation().walk([&](LayoutOpInterface op) {
+      if (op.getLayout() == Layout::ChannelsFirst)
+        layers.push_back(op);
     });
-    for (Operation *op : layers)
+    for (LayoutOpInterface op : layers)
       convert(op);
     numLayers += layers.size();
   }

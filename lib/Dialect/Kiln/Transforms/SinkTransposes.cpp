@@ -127,13 +127,14 @@ template <typename OpTy> struct SinkPattern : OpRewritePattern<OpTy> {
 };
 
 /// elementwise(transpose(x), c...) -> transpose(elementwise(x, c'...)).
+/// `elementwise` is any op with the Kiln_Elementwise trait.
 struct SinkThroughElementwise : RewritePattern {
   SinkThroughElementwise(MLIRContext *ctx, int64_t &count)
       : RewritePattern(MatchAnyOpTypeTag(), 1, ctx), count(count) {}
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<ActivationOp, UnaryOp, BinaryOp, SelectOp, CastOp>(op))
+    if (!op->hasTrait<OpTrait::kiln::Elementwise>())
       return failure();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t rank = resultType.getRank();

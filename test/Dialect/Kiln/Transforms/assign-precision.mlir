@@ -66,6 +66,29 @@ func.func @native_fp16(%a: tensor<2x4xf16>, %b: tensor<4x4xf16>) -> tensor<2x4xf
 
 // -----
 
+// Whether an activation or a binary op runs in 16 bits depends on its kind
+// (PrecisionOpInterface): leaky_relu and max do; sigmoid and pow stay f32
+// behind one cast back.
+// CHECK-LABEL: func.func @by_kind
+// CHECK: %[[M:.+]] = kiln.matmul {{.*}} -> tensor<2x4xf16>
+// CHECK: %[[L:.+]] = kiln.activation  leaky_relu %[[M]] {{.*}}: tensor<2x4xf16> -> tensor<2x4xf16>
+// CHECK: %[[X:.+]] = kiln.binary  max %[[L]], %[[M]] : (tensor<2x4xf16>, tensor<2x4xf16>) -> tensor<2x4xf16>
+// CHECK: %[[UP:.+]] = kiln.cast %[[X]] : tensor<2x4xf16> to tensor<2x4xf32>
+// CHECK: %[[S:.+]] = kiln.activation  sigmoid %[[UP]] : tensor<2x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[P:.+]] = kiln.binary  pow %[[UP]], %[[UP]] : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK: return %[[S]], %[[P]]
+func.func @by_kind(%a: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %h = kiln.constant dense<0.5> : tensor<4x4xf32>
+  %m = kiln.matmul %a, %h : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %l = kiln.activation leaky_relu %m {alpha = 0.1 : f32} : tensor<2x4xf32> -> tensor<2x4xf32>
+  %x = kiln.binary max %l, %m : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %s = kiln.activation sigmoid %x : tensor<2x4xf32> -> tensor<2x4xf32>
+  %p = kiln.binary pow %x, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %s, %p : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
 // Large weights (resource blobs) are rounded into a new blob named after
 // theirs; the f32 blob goes when nothing else reads it. The weights are
 // -10, -9.75, ..., 9.75: f16 0xC900, 0xC8E0, ... (little endian).

@@ -89,3 +89,21 @@ func.func @not_sunk(%a: tensor<1x6x6x4xf32>, %b: tensor<1x4x6x6xf32>, %c: tensor
   %r = kiln.reduce sum %t {axes = array<i64: 2, 3>, keep_dims = true} : tensor<1x4x6x6xf32> -> tensor<1x4x1x1xf32>
   return %s, %m, %r : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x1x1xf32>
 }
+
+// -----
+
+// Unary math, select (its condition broadcasts) and casts are elementwise
+// too (Kiln_Elementwise): the conversion moves below each of them.
+// CHECK-LABEL: func.func @unary_select_cast
+// CHECK: %[[E:.+]] = kiln.unary  exp %arg0 : tensor<1x6x6x4xf32> -> tensor<1x6x6x4xf32>
+// CHECK: %[[S:.+]] = kiln.select %arg1, %[[E]], %arg0 : (tensor<1x1x1x1xi1>, tensor<1x6x6x4xf32>, tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+// CHECK: %[[C:.+]] = kiln.cast %[[S]] : tensor<1x6x6x4xf32> to tensor<1x6x6x4xf16>
+// CHECK: %[[Y:.+]] = kiln.transpose %[[C]] {permutation = array<i64: 0, 3, 1, 2>} : tensor<1x6x6x4xf16> -> tensor<1x4x6x6xf16>
+// CHECK: return %[[Y]]
+func.func @unary_select_cast(%a: tensor<1x6x6x4xf32>, %c: tensor<1x1x1x1xi1>) -> tensor<1x4x6x6xf16> {
+  %t = kiln.transpose %a {permutation = array<i64: 0, 3, 1, 2>} : tensor<1x6x6x4xf32> -> tensor<1x4x6x6xf32>
+  %e = kiln.unary exp %t : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+  %s = kiln.select %c, %e, %t : (tensor<1x1x1x1xi1>, tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %y = kiln.cast %s : tensor<1x4x6x6xf32> to tensor<1x4x6x6xf16>
+  return %y : tensor<1x4x6x6xf16>
+}

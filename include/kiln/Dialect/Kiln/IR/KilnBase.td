@@ -61,6 +61,72 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
     : Op<Kiln_Dialect, mnemonic, traits>;
 
 //===----------------------------------------------------------------------===//
+// Op properties
+//===----------------------------------------------------------------------===//
+//
+// What the graph passes may do with an op is stated here, once, and attached
+// to the op in KilnOps.td; the passes query the trait or interface, never a
+// list of op classes. docs/adding-an-op.md says which pass reads which.
+
+class Kiln_NativeOpTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::OpTrait::kiln";
+}
+
+// Each result element is a function of the operand elements at the same
+// index, after numpy broadcasting (a dimension of 1 stretches; ranks align
+// from the right). Such an op commutes with any permutation of dimensions
+// applied to all its operands and its result: kiln-sink-transposes moves a
+// transpose below it. Unlike upstream `Elementwise`, the operands may have
+// different (broadcast-compatible) shapes, so kiln.binary and kiln.select
+// qualify.
+def Kiln_Elementwise : Kiln_NativeOpTrait<"Elementwise">;
+
+// The result holds the operand's elements in the same row-major order; only
+// the shape changes (reshape, flatten, squeeze, unsqueeze). Constant folding
+// copies the elements and keeps a reshape of a resource blob a layer (it
+// costs nothing at run time).
+def Kiln_ReshapeLike : Kiln_NativeOpTrait<"ReshapeLike">;
+
+def Kiln_PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
+  let cppNamespace = "::mlir::kiln";
+  let description = [{
+    An op that may compute in 16 bits (fp16 or bf16) where its f32 tensors
+    become 16-bit ones. kiln-assign-precision runs an op in the reduced
+    precision only if it implements this interface and
+    `allowsReducedPrecision()` holds; every other op stays f32 (unless a
+    `layer-precision` override names it). An op whose answer depends on its
+    attributes (an activation's or a binary op's kind) overrides the method;
+    the default says yes.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Whether this op is accurate enough in 16 bits.
+      }],
+      "bool", "allowsReducedPrecision", (ins), [{}],
+      /*defaultImplementation=*/[{ return true; }]>,
+  ];
+}
+
+def Kiln_LayoutOpInterface : OpInterface<"LayoutOpInterface"> {
+  let cppNamespace = "::mlir::kiln";
+  let description = [{
+    An op with a `layout` attribute (`#kiln<layout channels_first>` or
+    `channels_last`) that computes the same function in either layout: its
+    input and result are `N x C x D1 x ... x Dk` channels first and
+    `N x D1 x ... x Dk x C` channels last. kiln-channels-last gives each
+    channels-first one the channels-last layout between two transposes; its
+    input is operand 0 (an op with other layout-dependent operands, such as
+    a convolution's filter, needs its own case in ChannelsLast.cpp).
+  }];
+  let methods = [
+    InterfaceMethod<"The layout the op computes in.",
+      "::mlir::kiln::Layout", "getLayout">,
+    InterfaceMethod<"Sets the layout (the caller fixes the types).",
+      "void", "setLayout", (ins "::mlir::kiln::Layout":$layout)>,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
 

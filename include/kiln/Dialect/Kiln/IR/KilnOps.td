@@ -62,7 +62,8 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
 // Convolution and pooling
 //===----------------------------------------------------------------------===//
 
-def Kiln_ConvolutionOp : Kiln_InferredOp<"convolution"> {
+def Kiln_ConvolutionOp : Kiln_InferredOp<"convolution",
+    [Kiln_PrecisionOpInterface, Kiln_LayoutOpInterface]> {
   let summary = "N-D convolution with groups, dilations and an optional bias";
   let description = [{
     Cross-correlation of an `N x C x D1 x ... x Dk` input with a
@@ -94,7 +95,8 @@ def Kiln_ConvolutionOp : Kiln_InferredOp<"convolution"> {
   }];
 }
 
-def Kiln_DeconvolutionOp : Kiln_InferredOp<"deconvolution"> {
+def Kiln_DeconvolutionOp : Kiln_InferredOp<"deconvolution",
+    [Kiln_PrecisionOpInterface]> {
   let summary = "N-D transposed convolution (deconvolution)";
   let description = [{
     The gradient of `kiln.convolution` with respect to its input, used for
@@ -121,7 +123,8 @@ def Kiln_DeconvolutionOp : Kiln_InferredOp<"deconvolution"> {
   }];
 }
 
-def Kiln_PoolOp : Kiln_InferredOp<"pool"> {
+def Kiln_PoolOp : Kiln_InferredOp<"pool",
+    [Kiln_PrecisionOpInterface, Kiln_LayoutOpInterface]> {
   let summary = "max or average pooling over a window";
   let description = [{
     Pools each `window` of the spatial dimensions of an `N x C x D1 x ... x Dk`
@@ -150,7 +153,8 @@ def Kiln_PoolOp : Kiln_InferredOp<"pool"> {
   let hasVerifier = 1;
 }
 
-def Kiln_GlobalPoolOp : Kiln_InferredOp<"global_pool"> {
+def Kiln_GlobalPoolOp : Kiln_InferredOp<"global_pool",
+    [Kiln_LayoutOpInterface]> {
   let summary = "max or average over all spatial dimensions";
   let description = [{
     Reduces every spatial dimension of an `N x C x D1 x ... x Dk` input (with
@@ -171,7 +175,8 @@ def Kiln_GlobalPoolOp : Kiln_InferredOp<"global_pool"> {
 // Matrix products
 //===----------------------------------------------------------------------===//
 
-def Kiln_FullyConnectedOp : Kiln_InferredOp<"fully_connected"> {
+def Kiln_FullyConnectedOp : Kiln_InferredOp<"fully_connected",
+    [Kiln_PrecisionOpInterface]> {
   let summary = "fully connected layer: flatten, multiply by weights, add bias";
   let description = [{
     Flattens the dimensions of `input` from `axis` on into one of size `C`,
@@ -192,7 +197,7 @@ def Kiln_FullyConnectedOp : Kiln_InferredOp<"fully_connected"> {
   }];
 }
 
-def Kiln_MatmulOp : Kiln_InferredOp<"matmul"> {
+def Kiln_MatmulOp : Kiln_InferredOp<"matmul", [Kiln_PrecisionOpInterface]> {
   let summary = "batched matrix product with numpy broadcasting of batch dimensions";
   let description = [{
     Multiplies the last two dimensions of `lhs` and `rhs` (each optionally
@@ -213,7 +218,7 @@ def Kiln_MatmulOp : Kiln_InferredOp<"matmul"> {
   }];
 }
 
-def Kiln_GemmOp : Kiln_InferredOp<"gemm"> {
+def Kiln_GemmOp : Kiln_InferredOp<"gemm", [Kiln_PrecisionOpInterface]> {
   let summary = "alpha * op(a) * op(b) + beta * c on matrices";
   let description = [{
     The BLAS/ONNX Gemm: `a` and `b` are matrices, each optionally transposed;
@@ -240,7 +245,8 @@ def Kiln_GemmOp : Kiln_InferredOp<"gemm"> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-def Kiln_ActivationOp : Kiln_InferredOp<"activation"> {
+def Kiln_ActivationOp : Kiln_InferredOp<"activation",
+    [Kiln_Elementwise, DeclareOpInterfaceMethods<Kiln_PrecisionOpInterface, ["allowsReducedPrecision"]>]> {
   let summary = "activation function with optional alpha and beta parameters";
   let description = [{
     Applies an activation elementwise. Kinds and their parameters:
@@ -276,7 +282,7 @@ def Kiln_ActivationOp : Kiln_InferredOp<"activation"> {
   let hasVerifier = 1;
 }
 
-def Kiln_UnaryOp : Kiln_InferredOp<"unary"> {
+def Kiln_UnaryOp : Kiln_InferredOp<"unary", [Kiln_Elementwise]> {
   let summary = "unary elementwise math";
   let description = [{
     Applies a unary function elementwise. `abs`, `neg` and `sign` take any
@@ -292,7 +298,8 @@ def Kiln_UnaryOp : Kiln_InferredOp<"unary"> {
   let hasVerifier = 1;
 }
 
-def Kiln_BinaryOp : Kiln_InferredOp<"binary", [SameOperandsElementType]> {
+def Kiln_BinaryOp : Kiln_InferredOp<"binary",
+    [SameOperandsElementType, Kiln_Elementwise, DeclareOpInterfaceMethods<Kiln_PrecisionOpInterface, ["allowsReducedPrecision"]>]> {
   let summary = "binary elementwise operation with numpy broadcasting";
   let description = [{
     Combines two tensors of one element type, broadcasting them as numpy does
@@ -316,7 +323,8 @@ def Kiln_BinaryOp : Kiln_InferredOp<"binary", [SameOperandsElementType]> {
   let hasCanonicalizer = 1;
 }
 
-def Kiln_SelectOp : Kiln_InferredOp<"select"> {
+def Kiln_SelectOp : Kiln_InferredOp<"select",
+    [Kiln_Elementwise, Kiln_PrecisionOpInterface]> {
   let summary = "elementwise choice between two tensors, with broadcasting";
   let description = [{
     `condition ? on_true : on_false` elementwise; all three broadcast together.
@@ -359,7 +367,7 @@ def Kiln_ScaleOp : Kiln_InferredOp<"scale", [AttrSizedOperandSegments]> {
   let hasFolder = 1;
 }
 
-def Kiln_CastOp : Kiln_TypedOp<"cast"> {
+def Kiln_CastOp : Kiln_TypedOp<"cast", [Kiln_Elementwise]> {
   let summary = "element type conversion";
   let description = [{
     Converts each element to the result's element type; the shape stays.
@@ -571,7 +579,8 @@ def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce"> {
 // Shape and data movement
 //===----------------------------------------------------------------------===//
 
-def Kiln_ConcatOp : Kiln_InferredOp<"concat", [SameOperandsElementType]> {
+def Kiln_ConcatOp : Kiln_InferredOp<"concat",
+    [SameOperandsElementType, Kiln_PrecisionOpInterface]> {
   let summary = "joins tensors along one axis";
   let description = [{
     All inputs have the same rank and agree on every dimension but `axis`.
@@ -587,7 +596,7 @@ def Kiln_ConcatOp : Kiln_InferredOp<"concat", [SameOperandsElementType]> {
   let hasFolder = 1;
 }
 
-def Kiln_SliceOp : Kiln_InferredOp<"slice"> {
+def Kiln_SliceOp : Kiln_InferredOp<"slice", [Kiln_PrecisionOpInterface]> {
   let summary = "strided window of a tensor";
   let description = [{
     Takes `size[i]` elements along each dimension `i`, from `start[i]` with
@@ -606,7 +615,8 @@ def Kiln_SliceOp : Kiln_InferredOp<"slice"> {
   let hasFolder = 1;
 }
 
-def Kiln_ReshapeOp : Kiln_TypedOp<"reshape"> {
+def Kiln_ReshapeOp : Kiln_TypedOp<"reshape",
+    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "same elements, new shape";
   let description = [{
     Reinterprets the elements (in row-major order) with the result's shape;
@@ -622,7 +632,8 @@ def Kiln_ReshapeOp : Kiln_TypedOp<"reshape"> {
   let hasFolder = 1;
 }
 
-def Kiln_FlattenOp : Kiln_InferredOp<"flatten"> {
+def Kiln_FlattenOp : Kiln_InferredOp<"flatten",
+    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "flattens into a matrix at an axis";
   let description = [{
     Result is `prod(dims[:axis]) x prod(dims[axis:])` (0 <= axis <= rank).
@@ -637,7 +648,8 @@ def Kiln_FlattenOp : Kiln_InferredOp<"flatten"> {
   let hasCanonicalizer = 1;
 }
 
-def Kiln_SqueezeOp : Kiln_InferredOp<"squeeze"> {
+def Kiln_SqueezeOp : Kiln_InferredOp<"squeeze",
+    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "removes dimensions of size 1";
   let description = [{
     Removes the listed dimensions, each of which has size 1.
@@ -652,7 +664,8 @@ def Kiln_SqueezeOp : Kiln_InferredOp<"squeeze"> {
   let hasCanonicalizer = 1;
 }
 
-def Kiln_UnsqueezeOp : Kiln_InferredOp<"unsqueeze"> {
+def Kiln_UnsqueezeOp : Kiln_InferredOp<"unsqueeze",
+    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "inserts dimensions of size 1";
   let description = [{
     Inserts a dimension of size 1 at each listed position of the result.
@@ -667,7 +680,8 @@ def Kiln_UnsqueezeOp : Kiln_InferredOp<"unsqueeze"> {
   let hasCanonicalizer = 1;
 }
 
-def Kiln_TransposeOp : Kiln_InferredOp<"transpose"> {
+def Kiln_TransposeOp : Kiln_InferredOp<"transpose",
+    [Kiln_PrecisionOpInterface]> {
   let summary = "permutes dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -684,7 +698,7 @@ def Kiln_TransposeOp : Kiln_InferredOp<"transpose"> {
   let hasCanonicalizer = 1;
 }
 
-def Kiln_PadOp : Kiln_InferredOp<"pad"> {
+def Kiln_PadOp : Kiln_InferredOp<"pad", [Kiln_PrecisionOpInterface]> {
   let summary = "pads (or, with negative amounts, crops) each dimension";
   let description = [{
     `pads` holds all begins then all ends. `constant` fills with `value`,
@@ -704,7 +718,7 @@ def Kiln_PadOp : Kiln_InferredOp<"pad"> {
   let hasFolder = 1;
 }
 
-def Kiln_ResizeOp : Kiln_TypedOp<"resize"> {
+def Kiln_ResizeOp : Kiln_TypedOp<"resize", [Kiln_PrecisionOpInterface]> {
   let summary = "resizes (upsamples) with nearest, linear or cubic interpolation";
   let description = [{
     Resamples every dimension to the result's extent. `scales`, when present,
@@ -730,7 +744,7 @@ def Kiln_ResizeOp : Kiln_TypedOp<"resize"> {
   let assemblyFormat = "$mode $input attr-dict `:` type($input) `->` type($result)";
 }
 
-def Kiln_GatherOp : Kiln_InferredOp<"gather"> {
+def Kiln_GatherOp : Kiln_InferredOp<"gather", [Kiln_PrecisionOpInterface]> {
   let summary = "gathers slices along an axis by index";
   let description = [{
     Result shape is `data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
@@ -749,7 +763,8 @@ def Kiln_GatherOp : Kiln_InferredOp<"gather"> {
   }];
 }
 
-def Kiln_GatherElementsOp : Kiln_InferredOp<"gather_elements"> {
+def Kiln_GatherElementsOp : Kiln_InferredOp<"gather_elements",
+    [Kiln_PrecisionOpInterface]> {
   let summary = "gathers single elements along an axis by index";
   let description = [{
     `result[i...] = data[i... with i[axis] replaced by indices[i...]]`: the

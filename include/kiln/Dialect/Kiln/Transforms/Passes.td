@@ -128,8 +128,8 @@ def KilnChannelsLastPass : Pass<"kiln-channels-last", "func::FuncOp"> {
   let summary = "Give convolutions and pools the channels-last layout (NHWC), re-laying out their weights at build time";
   let description = [{
     A layout per kernel, as the TensorRT builder chooses formats: every
-    `kiln.convolution`, `kiln.pool` and `kiln.global_pool` in the
-    channels-first layout that ONNX writes (N x C x D1..Dk) becomes the same
+    op with a layout (`LayoutOpInterface`: `kiln.convolution`, `kiln.pool`
+    and `kiln.global_pool`) in the channels-first layout that ONNX writes (N x C x D1..Dk) becomes the same
     layer with `layout = #kiln<layout channels_last>` (N x D1..Dk x C), the
     layout tensor-core convolutions read, between two explicit layout
     conversions (`kiln.transpose`). A constant filter is re-laid out on the
@@ -165,7 +165,8 @@ def KilnAssignPrecisionPass : Pass<"kiln-assign-precision", "func::FuncOp"> {
     one region to the other (one cast per value and direction, however many
     readers). The function's inputs and outputs keep their types.
 
-    In 16 bits: convolutions, deconvolutions, fully connected layers,
+    In 16 bits, the ops whose `PrecisionOpInterface` allows it
+    (`KilnBase.td`): convolutions, deconvolutions, fully connected layers,
     matmuls and gemms (their lowering accumulates in f32 and rounds once),
     pools, ReLU-like activations (relu, leaky_relu, clip, hard_sigmoid,
     hard_swish, thresholded_relu), add, sub, mul, div, max, min, select,
@@ -221,8 +222,9 @@ def KilnSinkTransposesPass : Pass<"kiln-sink-transposes", "func::FuncOp"> {
   let description = [{
     Removes redundant layout conversions: a conversion back to channels
     first (`kiln.transpose` by (0, k+1, 1, ..., k)) that feeds an
-    elementwise layer (`kiln.activation`, `kiln.unary`, `kiln.binary`,
-    `kiln.select`, `kiln.cast`), a `kiln.concat` or a `kiln.slice` moves
+    elementwise layer (an op with the `Kiln_Elementwise` trait:
+    `kiln.activation`, `kiln.unary`, `kiln.binary`, `kiln.select`,
+    `kiln.cast`), a `kiln.concat` or a `kiln.slice` moves
     below it, so that the conversion back to channels first after one
     channels-last layer meets the conversion to channels last before the
     next, and the two compose into the identity (the transpose
