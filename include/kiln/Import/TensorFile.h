@@ -2,7 +2,7 @@
 //
 // Tensors in files for the tools: the ONNX test data format (one TensorProto
 // per .pb file, read here with libonnx's schema) and NumPy .npy arrays (read
-// by the runtime's tooling).
+// by the host-tensor library, kiln_host_tensor).
 //
 //===----------------------------------------------------------------------===//
 
