@@ -21,7 +21,7 @@ if [ "$what" = all ] || [ "$what" = compiler ]; then
   build="$("$root/scripts/configure-asan.sh")"
   ninja -C "$build" kiln-opt kiln-compile kiln-run kiln-conformance \
     kiln-run-plan kiln-plan-info kiln-device-info kiln-runtime-tests \
-    kiln-tooling-tests kiln-doc
+    kiln-tooling-tests kiln-host-tensor-tests kiln-doc
   # The MLIR/LLVM archives are not instrumented: AddressSanitizer cannot
   # see their std::vector annotations, and LLVM's allocators poison memory
   # in the instrumented inline copies of their code that the uninstrumented
