@@ -273,7 +273,8 @@ int main(int argc, char **argv) {
 
   // The ONNX export, compiled as kiln-compile does, on the same backend.
   mlir::kiln::CompilerOptions options;
-  options.kernels.precision = config.fp16 ? "fp16" : "fp32";
+  options.kernels.precision =
+      config.fp16 ? mlir::kiln::Precision::FP16 : mlir::kiln::Precision::FP32;
   mlir::kiln::Compiler compiler(options);
   mlir::kiln::DiagnosticPrinter printer(compiler.getContext(), "kiln-digits");
   auto module = compiler.importFile(onnxPath);

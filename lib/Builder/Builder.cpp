@@ -2,7 +2,8 @@
 //
 // The network is built again as kiln IR in the compiler's context (its own
 // module lives in another) and compiled from the import phase on, as
-// kiln-compile compiles an ONNX model.
+// kiln-compile compiles an ONNX model: the config becomes kiln-compile's
+// settings (CompileSettings.h), checked and applied by applyCompileSettings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,8 @@
 
 #include "NetworkState.h"
 #include "kiln/Compiler/Compiler.h"
+#include "kiln/Compiler/CompilerOptions.h"
+#include "kiln/Target/CUDA/CudaTarget.h"
 
 namespace kiln {
 
@@ -29,13 +32,6 @@ Builder::buildSerializedPlan(const NetworkDefinition &network,
   if (config.int8)
     return refuse(rt::StatusCode::InvalidArgument,
                   "INT8 is not supported yet (fp32, fp16 and bf16 are)");
-  if (config.fp16 && config.bf16)
-    return refuse(rt::StatusCode::InvalidArgument,
-                  "fp16 and bf16 exclude each other");
-  if (config.optLevel < 0 || config.optLevel > 3)
-    return refuse(rt::StatusCode::InvalidArgument,
-                  "optLevel " + std::to_string(config.optLevel) +
-                      " (expected 0 to 3)");
   for (int64_t id : state.inputs) {
     const detail::TensorDesc &t = state.tensors[id];
     if (!t.dims.empty() && t.dims.front() > config.maxBatchSize)
@@ -46,15 +42,19 @@ Builder::buildSerializedPlan(const NetworkDefinition &network,
                         std::to_string(config.maxBatchSize));
   }
 
+  // The config as kiln-compile's settings, checked as kiln-compile checks
+  // them.
+  CompileSettings settings;
+  settings.fp16 = config.fp16;
+  settings.bf16 = config.bf16;
+  settings.targets = mlir::kiln::formatTargets(config.archs);
+  settings.optLevel = config.optLevel;
+  settings.maxMemory = std::to_string(config.maxWorkspaceBytes);
+  settings.tune = config.tune;
   mlir::kiln::CompilerOptions options;
-  options.optLevel = config.optLevel;
-  options.target.archs = config.archs;
-  options.maxMemoryBytes = config.maxWorkspaceBytes;
-  options.tune = config.tune;
-  if (config.fp16)
-    options.kernels.precision = "fp16";
-  if (config.bf16)
-    options.kernels.precision = "bf16";
+  if (std::string error;
+      mlir::failed(mlir::kiln::applyCompileSettings(settings, options, error)))
+    return refuse(rt::StatusCode::InvalidArgument, error);
   mlir::kiln::Compiler compiler(options);
   mlir::kiln::DiagnosticCollector diagnostics(compiler.getContext());
   std::string error;

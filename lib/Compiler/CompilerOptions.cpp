@@ -1,8 +1,9 @@
 //===- CompilerOptions.cpp - compiler options on the command line ---------===//
 //
-// The command-line options of every tool that compiles, registered once
-// (as mlir's registerPassManagerCLOptions does, in a ManagedStatic) and read
-// into a CompilerOptions over a tool's defaults.
+// The command-line options of every tool that compiles, made from
+// CompileOptions.def when a tool registers them (in a ManagedStatic, as
+// mlir's registerPassManagerCLOptions does) and read into a CompilerOptions
+// over the tool's defaults through CompileSettings and applyCompileSettings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "kiln/Target/CUDA/CudaTarget.h"
 #include "kiln/runtime/Plugin.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
 
@@ -18,123 +20,46 @@ using namespace mlir::kiln;
 namespace cl = llvm::cl;
 
 namespace {
-struct CodegenCLOptions {
-  cl::opt<std::string> targets{
-      "target",
-      cl::desc("GPU architectures, comma-separated (default sm_90; kiln-run "
-               "and kiln-conformance on a GPU: the device's)"),
-      cl::init("sm_90")};
-  cl::opt<std::string> cudaPath{
-      "cuda-path",
-      cl::desc("CUDA toolkit with libdevice and ptxas (/usr/local/cuda)"),
-      cl::init("/usr/local/cuda")};
-  cl::opt<std::string> ptxas{
-      "ptxas",
-      cl::desc("ptxas to make cubins with (default: the toolkit's, then PATH)"),
-      cl::init("")};
-  cl::opt<bool> cubin{
-      "cubin",
-      cl::desc("Make cubins with ptxas (the default of kiln-compile and "
-               "kiln-run; kiln-conformance ships PTX unless given)")};
-  cl::opt<bool> noCubin{"no-cubin",
-                        cl::desc("Ship PTX only, even when ptxas is found")};
-  cl::opt<int64_t> kernelThreads{
-      "kernel-threads",
-      cl::desc("Threads per block of kernels without a tile_config"),
-      cl::init(256)};
-  cl::opt<int64_t> itemsPerThread{
-      "items-per-thread",
-      cl::desc("Iterations per thread of kernels without a tile_config"),
-      cl::init(1)};
-  cl::opt<bool> noCublasLt{
-      "no-cublaslt",
-      cl::desc("Matrix products as generated kernels, not cuBLASLt calls")};
-  cl::opt<int64_t> cublasLtMinFlops{
-      "cublaslt-min-flops",
-      cl::desc("Matrix products of fewer floating-point operations stay "
-               "generated kernels (default 2^20)"),
-      cl::init(1 << 20)};
-  cl::opt<bool> noTf32{
-      "no-tf32",
-      cl::desc("f32 cuBLASLt products in full f32, not on TF32 tensor cores "
-               "(TF32 is the default, as in TensorRT)")};
-  cl::opt<bool> tune{
-      "tune",
-      cl::desc("Time the candidate cuBLASLt algorithms of every matrix product "
-               "on this machine's GPU and record the fastest in the plan, "
-               "which then loads only where cuBLASLt accepts them (needs a "
-               "GPU)")};
-  cl::opt<int> tuneCandidates{
-      "tune-candidates",
-      cl::desc("With --tune: how many of cuBLASLt's heuristic's algorithms "
-               "to time per product (default 8)"),
-      cl::init(8)};
-  cl::opt<bool> fp16{
-      "fp16", cl::desc("Run the layers that allow it in fp16 (f32 "
-                       "accumulation; softmax, normalization, reductions and "
-                       "exp/log stay f32)")};
-  cl::opt<bool> bf16{
-      "bf16", cl::desc("Run the layers that allow it in bf16 (as --fp16)")};
-  cl::list<std::string> layerPrecision{
-      "layer-precision",
-      cl::desc("One layer's precision, by its name (the ONNX node's): "
-               "NAME=fp32, NAME=fp16 or NAME=bf16 (repeatable)"),
-      cl::value_desc("name=precision")};
-  cl::opt<int> optLevel{
-      "opt-level",
-      cl::desc("Optimization: 0 (none: the IR as imported, one kernel per "
-               "linalg op), 1 (the graph passes, kiln-optimize), 2 (and "
-               "fusion groups, one kernel each; the default) or 3 (and "
-               "convolutions and pools channels last)"),
-      cl::init(2)};
-  cl::opt<bool> referenceFusionGroups{
-      "reference-fusion-groups",
-      cl::desc("The CPU reference forms the GPU path's fusion groups too and "
-               "runs their loops on the host (checks fusion without a GPU)")};
-  cl::opt<bool> noOptimize{"no-optimize",
-                           cl::desc("No graph optimization (--opt-level=0)")};
-  cl::opt<std::string> maxMemory{
-      "max-memory",
-      cl::desc("Memory budget: the largest tensor and plan, in bytes, with "
-               "an optional K, M, G or T (default 16G)"),
-      cl::init("16G")};
+/// The command-line option of an option of kind `Kind`.
+template <typename Kind>
+using CLOption = std::conditional_t<Kind::repeatable, cl::list<std::string>,
+                                    cl::opt<typename Kind::Value>>;
+
+/// One cl::opt or cl::list per line of CompileOptions.def, made when its
+/// group (import or codegen) is registered.
+struct CompileCLOptions {
+#define KILN_OPTION(field, flag, keyword, Kind, Category, dest, help)          \
+  std::optional<CLOption<::kiln::option::Kind>> field;
+#define KILN_CHECKED_OPTION(field, flag, keyword, Kind, Category, help)        \
+  KILN_OPTION(field, flag, keyword, Kind, Category, , help)
+#define KILN_NEGATED_FLAG(name, flag, field, value, Category, help)            \
+  std::optional<cl::opt<bool>> name;
+#include "kiln/Compiler/CompileOptions.def"
 };
 
-struct ImportCLOptions {
-  cl::list<std::string> inputShapes{
-      "input-shape", cl::desc("Static shape of an input: name=1x3x224x224"),
-      cl::value_desc("name=shape")};
-  cl::opt<int64_t> batch{"batch", cl::desc("Size of a dynamic first dimension"),
-                         cl::init(-1)};
-  cl::list<std::string> constantInputs{
-      "constant-input",
-      cl::desc("Treat an input as a constant read from a TensorProto file: "
-               "name=file.pb"),
-      cl::value_desc("name=file")};
-  cl::opt<uint64_t> maxModelBytes{
-      "max-model-bytes",
-      cl::desc("Largest model file accepted (default 2 GiB)"),
-      cl::init(uint64_t(2) << 30)};
-  cl::list<std::string> pluginLibraries{
-      "plugin-lib",
-      cl::desc("Load a plugin library (KILN_PLUGIN_LIBRARY): its plugins "
-               "implement layers kiln does not know, and plans using them"),
-      cl::value_desc("lib.so")};
-  cl::opt<std::string> caffeModel{
-      "caffemodel",
-      cl::desc("The weights (binary protobuf) of a Caffe network given as "
-               "a .prototxt"),
-      cl::value_desc("file")};
-  cl::list<std::string> outputs{
-      "output",
-      cl::desc("A blob of a Caffe network that becomes an output, in order "
-               "(repeatable; default: the blobs no layer consumes)"),
-      cl::value_desc("blob")};
-};
+llvm::ManagedStatic<CompileCLOptions> clOptions;
 
-llvm::ManagedStatic<CodegenCLOptions> codegenOptions;
-llvm::ManagedStatic<ImportCLOptions> importOptions;
-bool codegenRegistered = false, importRegistered = false;
+/// Whether options of `category` are import options.
+bool isImportCategory(CLCategory category) {
+  return category == CLCategory::Model || category == CLCategory::Shapes;
+}
+
+/// Makes the options of one group.
+void registerCLOptions(bool import) {
+  CompileCLOptions &o = *clOptions;
+#define KILN_OPTION(field, flag, keyword, Kind, Category, dest, help)          \
+  if (isImportCategory(CLCategory::Category) == import && !o.field)            \
+    o.field.emplace(flag, cl::desc(help),                                      \
+                    cl::value_desc(::kiln::option::Kind::valueDesc),           \
+                    cl::cat(getCLCategory(CLCategory::Category)));
+#define KILN_CHECKED_OPTION(field, flag, keyword, Kind, Category, help)        \
+  KILN_OPTION(field, flag, keyword, Kind, Category, , help)
+#define KILN_NEGATED_FLAG(name, flag, field, value, Category, help)            \
+  if (isImportCategory(CLCategory::Category) == import && !o.name)             \
+    o.name.emplace(flag, cl::desc(help),                                       \
+                   cl::cat(getCLCategory(CLCategory::Category)));
+#include "kiln/Compiler/CompileOptions.def"
+}
 
 /// Parses "name=1x3x224x224".
 bool parseShape(llvm::StringRef spec, std::string &name,
@@ -194,68 +119,74 @@ template <typename T> bool given(const T &option) {
 }
 } // namespace
 
-void mlir::kiln::registerCodegenCLOptions() {
-  *codegenOptions;
-  codegenRegistered = true;
+llvm::cl::OptionCategory &mlir::kiln::getCLCategory(CLCategory category) {
+  static cl::OptionCategory categories[] = {
+      {"Model options", "The model and how it is imported"},
+      {"Shape options", "The shapes of the model's inputs"},
+      {"Precision options"},
+      {"Target options", "What the plan is built for"},
+      {"Tuning options", "How kernels are formed and chosen"},
+      {"Run options", "How the model runs and what it is compared with"},
+      {"Output options"},
+      {"Debugging options"}};
+  return categories[int(category)];
 }
 
-void mlir::kiln::registerImportCLOptions() {
-  *importOptions;
-  importRegistered = true;
+void mlir::kiln::hideNonKilnCLOptions(ArrayRef<StringRef> debugging) {
+  auto &&registered = cl::getRegisteredOptions();
+  for (StringRef name : debugging)
+    if (cl::Option *option = registered.lookup(name))
+      option->addCategory(getCLCategory(CLCategory::Debugging));
+  // cl::HideUnrelatedOptions, but Hidden, not ReallyHidden: --help-hidden
+  // still lists LLVM's options.
+  for (cl::Option *option : llvm::make_second_range(registered)) {
+    bool kiln = llvm::any_of(option->Categories, [](cl::OptionCategory *c) {
+      return c->getName() == "Generic Options" ||
+             llvm::any_of(
+                 llvm::seq(int(CLCategory::Debugging) + 1),
+                 [&](int i) { return c == &getCLCategory(CLCategory(i)); });
+    });
+    if (!kiln && option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
 }
+
+void mlir::kiln::registerCodegenCLOptions() { registerCLOptions(false); }
+
+void mlir::kiln::registerImportCLOptions() { registerCLOptions(true); }
 
 bool mlir::kiln::targetsGivenOnCL() {
-  return codegenRegistered && given(codegenOptions->targets);
+  return clOptions.isConstructed() && clOptions->targets &&
+         given(*clOptions->targets);
 }
 
 namespace {
-template <typename T, typename Option>
-void copyIfGiven(std::optional<T> &to, const Option &option) {
-  if (given(option))
-    to = option;
+template <typename T>
+void copyIfGiven(std::optional<T> &to,
+                 const std::optional<cl::opt<T>> &option) {
+  if (option && given(*option))
+    to = option->getValue();
+}
+void copyIfGiven(std::vector<std::string> &to,
+                 const std::optional<cl::list<std::string>> &option) {
+  if (option)
+    to.assign(option->begin(), option->end());
 }
 } // namespace
 
 ::kiln::CompileSettings mlir::kiln::getCompileSettingsFromCL() {
   ::kiln::CompileSettings s;
-  if (codegenRegistered) {
-    CodegenCLOptions &cl = *codegenOptions;
-    copyIfGiven(s.targets, cl.targets);
-    copyIfGiven(s.cudaPath, cl.cudaPath);
-    copyIfGiven(s.ptxas, cl.ptxas);
-    copyIfGiven(s.cubin, cl.cubin);
-    if (given(cl.noCubin) && cl.noCubin)
-      s.cubin = false;
-    copyIfGiven(s.kernelThreads, cl.kernelThreads);
-    copyIfGiven(s.itemsPerThread, cl.itemsPerThread);
-    if (given(cl.noCublasLt) && cl.noCublasLt)
-      s.cublasLt = false;
-    if (given(cl.noTf32) && cl.noTf32)
-      s.tf32 = false;
-    copyIfGiven(s.cublasLtMinFlops, cl.cublasLtMinFlops);
-    copyIfGiven(s.tune, cl.tune);
-    copyIfGiven(s.tuneCandidates, cl.tuneCandidates);
-    copyIfGiven(s.fp16, cl.fp16);
-    copyIfGiven(s.bf16, cl.bf16);
-    s.layerPrecision.assign(cl.layerPrecision.begin(), cl.layerPrecision.end());
-    copyIfGiven(s.optLevel, cl.optLevel);
-    copyIfGiven(s.referenceFusionGroups, cl.referenceFusionGroups);
-    if (given(cl.noOptimize) && cl.noOptimize)
-      s.optLevel = 0;
-    copyIfGiven(s.maxMemory, cl.maxMemory);
-  }
-  if (importRegistered) {
-    ImportCLOptions &cl = *importOptions;
-    s.inputShapes.assign(cl.inputShapes.begin(), cl.inputShapes.end());
-    s.constantInputs.assign(cl.constantInputs.begin(), cl.constantInputs.end());
-    if (cl.batch >= 0)
-      s.batch = cl.batch;
-    copyIfGiven(s.maxModelBytes, cl.maxModelBytes);
-    s.pluginLibraries.assign(cl.pluginLibraries.begin(),
-                             cl.pluginLibraries.end());
-    copyIfGiven(s.caffeModel, cl.caffeModel);
-    s.outputs.assign(cl.outputs.begin(), cl.outputs.end());
-  }
+  if (!clOptions.isConstructed())
+    return s;
+  const CompileCLOptions &o = *clOptions;
+#define KILN_OPTION(field, flag, keyword, Kind, Category, dest, help)          \
+  copyIfGiven(s.field, o.field);
+#define KILN_CHECKED_OPTION(field, flag, keyword, Kind, Category, help)        \
+  copyIfGiven(s.field, o.field);
+#define KILN_NEGATED_FLAG(name, flag, field, value, Category, help)            \
+  if (o.name && given(*o.name) && o.name->getValue())                          \
+    s.field = value;
+#include "kiln/Compiler/CompileOptions.def"
   return s;
 }
 
@@ -274,34 +205,27 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
     error = std::move(why);
     return failure();
   };
+  // The options applied as given.
+#define KILN_OPTION(field, flag, keyword, Kind, Category, dest, help)          \
+  if (s.field)                                                                 \
+    options.dest = *s.field;
+#define KILN_CHECKED_OPTION(field, flag, keyword, Kind, Category, help)
+#define KILN_NEGATED_FLAG(name, flag, field, value, Category, help)
+#include "kiln/Compiler/CompileOptions.def"
+
+  // The options checked here.
   if (s.targets) {
     FailureOr<std::vector<unsigned>> archs = parseTargets(*s.targets, error);
     if (failed(archs))
       return fail("--target: " + error);
     options.target.archs = *archs;
   }
-  if (s.cudaPath)
-    options.target.cudaPath = *s.cudaPath;
-  if (s.ptxas)
-    options.target.ptxas = *s.ptxas;
-  if (s.cubin)
-    options.target.cubin = *s.cubin;
-  if (s.kernelThreads)
-    options.kernels.threads = *s.kernelThreads;
-  if (s.itemsPerThread)
-    options.kernels.itemsPerThread = *s.itemsPerThread;
-  if (s.cublasLt)
-    options.kernels.cublasLt = *s.cublasLt;
-  if (s.tf32)
-    options.kernels.tf32 = *s.tf32;
   if (s.cublasLtMinFlops) {
     if (*s.cublasLtMinFlops < 0)
       return fail("--cublaslt-min-flops must be at least 0, got " +
                   std::to_string(*s.cublasLtMinFlops));
     options.kernels.cublasLtMinFlops = *s.cublasLtMinFlops;
   }
-  if (s.tune)
-    options.tune = *s.tune;
   if (s.tuneCandidates) {
     if (*s.tuneCandidates < 1 || *s.tuneCandidates > 64)
       return fail("--tune-candidates must be between 1 and 64, got " +
@@ -312,12 +236,12 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
     return fail("--fp16 and --bf16 exclude each other (choose one reduced "
                 "precision; --layer-precision sets single layers)");
   if (s.fp16.value_or(false))
-    options.kernels.precision = "fp16";
+    options.kernels.precision = Precision::FP16;
   if (s.bf16.value_or(false))
-    options.kernels.precision = "bf16";
+    options.kernels.precision = Precision::BF16;
   for (const std::string &spec : s.layerPrecision) {
     auto [name, value] = llvm::StringRef(spec).rsplit('=');
-    if (name.empty() || !llvm::is_contained({"fp32", "fp16", "bf16"}, value))
+    if (name.empty() || !parsePrecision(value))
       return fail("--layer-precision expects NAME=fp32, NAME=fp16 or "
                   "NAME=bf16, got '" +
                   spec + "'");
@@ -329,8 +253,6 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
                   std::to_string(*s.optLevel));
     options.optLevel = *s.optLevel;
   }
-  if (s.referenceFusionGroups)
-    options.referenceFusionGroups = *s.referenceFusionGroups;
   if (s.maxMemory) {
     std::optional<uint64_t> bytes = parseBytes(*s.maxMemory);
     if (!bytes)
@@ -362,10 +284,6 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
                   std::to_string(*s.batch));
     options.import.batch = *s.batch;
   }
-  if (s.maxModelBytes)
-    options.import.maxFileBytes = *s.maxModelBytes;
-  if (s.caffeModel)
-    options.caffeModel = *s.caffeModel;
   for (const std::string &output : s.outputs) {
     if (output.empty())
       return fail("--output expects the name of a blob");
@@ -384,7 +302,7 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
      << " opt-level=" << options.optLevel
      << " cublaslt=" << (options.kernels.cublasLt ? "yes" : "no")
      << " tf32=" << (options.kernels.tf32 ? "yes" : "no")
-     << " precision=" << options.kernels.precision;
+     << " precision=" << stringifyPrecision(options.kernels.precision);
   for (const std::string &layer : options.kernels.layerPrecision)
     os << " layer-precision=" << layer;
   if (options.kernels.cublasLtMinFlops != KernelOptions().cublasLtMinFlops)

@@ -79,7 +79,8 @@ void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
   case Phase::Graph:
     return buildGraphPipeline(pm, graph);
   case Phase::Linalg:
-    if (kernels.precision != "fp32" || !kernels.layerPrecision.empty()) {
+    if (kernels.precision != Precision::FP32 ||
+        !kernels.layerPrecision.empty()) {
       KilnAssignPrecisionPassOptions precision;
       precision.precision = kernels.precision;
       precision.layerPrecision.assign(kernels.layerPrecision.begin(),
@@ -307,11 +308,11 @@ struct LinalgPipelineOptions
       llvm::cl::desc("Choose cuBLASLt for the matrix products "
                      "(kiln-gpu-select-library-calls)"),
       llvm::cl::init(KernelOptions().cublasLt)};
-  Option<std::string> precision{
+  Option<Precision> precision{
       *this, "precision",
       llvm::cl::desc("Run the layers that allow it in fp16 or bf16 "
                      "(kiln-assign-precision; fp32: none)"),
-      llvm::cl::init(KernelOptions().precision)};
+      llvm::cl::init(KernelOptions().precision), precisionCLValues()};
 };
 
 struct KernelsPipelineOptions
@@ -380,9 +381,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                         llvm::cl::init(KernelOptions().cublasLt)};
   Option<bool> tf32{*this, "tf32", llvm::cl::desc("As kiln-kernels-pipeline"),
                     llvm::cl::init(KernelOptions().tf32)};
-  Option<std::string> precision{*this, "precision",
-                                llvm::cl::desc("As kiln-linalg-pipeline"),
-                                llvm::cl::init(KernelOptions().precision)};
+  Option<Precision> precision{
+      *this, "precision", llvm::cl::desc("As kiln-linalg-pipeline"),
+      llvm::cl::init(KernelOptions().precision), precisionCLValues()};
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("As kiln-kernels-pipeline"),
                           llvm::cl::init(KernelOptions().threads)};

@@ -168,73 +168,51 @@ def load_plugin_library(path: Union[str, os.PathLike]) -> None:
     compiler.load_plugin_library(os.fsdecode(path))
 
 
-# kiln.compile's keywords: kiln-compile's flags, dashes as underscores.
-_SCALAR_OPTIONS = {
-    "target": str,
-    "cuda_path": str,
-    "ptxas": str,
-    "cubin": bool,
-    "kernel_threads": int,
-    "items_per_thread": int,
-    "cublaslt": bool,
-    "tf32": bool,
-    "cublaslt_min_flops": int,
-    "tune": bool,
-    "tune_candidates": int,
-    "fp16": bool,
-    "bf16": bool,
-    "opt_level": int,
-    "reference_fusion_groups": bool,
-    "batch": int,
-    "max_model_bytes": int,
+def _check(keyword: str, value: Any, kinds: tuple, name: str) -> Any:
+    if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
+        raise TypeError(f"kiln.compile: {keyword} must be {name}, got {value!r}")
+    return value
+
+
+def _items(keyword: str, value: Any) -> list:
+    """A repeatable option's values: one value or a sequence of them."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [value]
+    return list(_check(keyword, value, (list, tuple), "a list"))
+
+
+def _pairs(keyword: str, value: Any) -> list:
+    return list(_check(keyword, value, (Mapping,), "a dict").items())
+
+
+# How kiln.compile checks and converts a keyword's value, by the kind
+# kiln._compiler.OPTIONS gives it (its line in CompileOptions.def).
+_CONVERT = {
+    "bool": lambda k, v: _check(k, v, (bool,), "bool"),
+    "int": lambda k, v: _check(k, v, (int,), "int"),
+    "path": lambda k, v: os.fsdecode(_check(k, v, (str, bytes, os.PathLike), "a path")),
+    "bytes": lambda k, v: str(_check(k, v, (int, str), "int or str")),  # or "16G"
+    "targets": lambda k, v: v if isinstance(v, str) else ",".join(_items(k, v)),
+    "names": lambda k, v: [str(n) for n in _items(k, v)],
+    "paths": lambda k, v: [os.fsdecode(p) for p in _items(k, v)],
+    "dict": lambda k, v: [f"{n}={os.fsdecode(x)}" for n, x in _pairs(k, v)],
+    "shapes": lambda k, v: [
+        f"{n}=" + "x".join(str(int(d)) for d in shape) for n, shape in _pairs(k, v)
+    ],
 }
 
 
 def _settings(options: Mapping[str, Any]):
-    settings = _compiler_module().CompileSettings()
+    compiler = _compiler_module()
+    settings = compiler.CompileSettings()
     for key, value in options.items():
         if value is None:
             continue
-        if key in _SCALAR_OPTIONS:
-            kind = _SCALAR_OPTIONS[key]
-            if key == "target" and not isinstance(value, str):
-                value = ",".join(value)  # a list of targets
-            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                raise TypeError(
-                    f"kiln.compile: {key} must be {kind.__name__}, got {value!r}"
-                )
-            setattr(settings, key, value)
-        elif key == "max_memory":
-            settings.max_memory = str(value)  # bytes, or "16G"
-        elif key == "layer_precision":
-            settings.layer_precision = [f"{n}={p}" for n, p in dict(value).items()]
-        elif key == "input_shapes":
-            settings.input_shapes = [
-                f"{n}=" + "x".join(str(int(d)) for d in shape)
-                for n, shape in dict(value).items()
-            ]
-        elif key == "constant_inputs":
-            settings.constant_inputs = [
-                f"{n}={os.fspath(f)}" for n, f in dict(value).items()
-            ]
-        elif key == "caffemodel":
-            settings.caffemodel = os.fsdecode(value)
-        elif key == "outputs":
-            if isinstance(value, str):
-                value = [value]  # one blob
-            settings.outputs = list(value)
-        elif key == "plugin_libs":
-            if isinstance(value, (str, bytes, os.PathLike)):
-                value = [value]  # one library
-            settings.plugin_libs = [os.fsdecode(path) for path in value]
-        else:
-            known = sorted(
-                [*_SCALAR_OPTIONS, "max_memory", "layer_precision", "input_shapes",
-                 "constant_inputs", "plugin_libs", "caffemodel", "outputs", "log"]
-            )
-            raise TypeError(
-                f"kiln.compile: unknown option '{key}' (known: {', '.join(known)})"
-            )
+        kind = compiler.OPTIONS.get(key)
+        if kind is None:
+            known = ", ".join(sorted([*compiler.OPTIONS, "log"]))
+            raise TypeError(f"kiln.compile: unknown option '{key}' (known: {known})")
+        setattr(settings, key, _CONVERT[kind](key, value))
     return settings
 
 

@@ -10,31 +10,15 @@ _Weights = Union[np.ndarray, Sequence[float], None]
 _DType = Union[str, np.dtype, type]
 
 class CompileSettings:
-    target: Optional[str]
-    cuda_path: Optional[str]
-    ptxas: Optional[str]
-    cubin: Optional[bool]
-    kernel_threads: Optional[int]
-    items_per_thread: Optional[int]
-    cublaslt: Optional[bool]
-    tf32: Optional[bool]
-    cublaslt_min_flops: Optional[int]
-    tune: Optional[bool]
-    tune_candidates: Optional[int]
-    fp16: Optional[bool]
-    bf16: Optional[bool]
-    layer_precision: list[str]
-    opt_level: Optional[int]
-    reference_fusion_groups: Optional[bool]
-    max_memory: Optional[str]
-    input_shapes: list[str]
-    batch: Optional[int]
-    constant_inputs: list[str]
-    max_model_bytes: Optional[int]
-    plugin_libs: list[str]
-    caffemodel: Optional[str]
-    outputs: list[str]
+    """One attribute per keyword of OPTIONS (include/kiln/Compiler/CompileOptions.def):
+    scalars are Optional (None: unset), repeatable options list[str]."""
     def __init__(self) -> None: ...
+    def __getattr__(self, keyword: str) -> Any: ...
+    def __setattr__(self, keyword: str, value: Any) -> None: ...
+
+# kiln.compile's keywords and the kind of value each takes: bool, int, path,
+# bytes, targets, names, paths, dict or shapes.
+OPTIONS: dict[str, str]
 
 def compile_model(
     path: Optional[str], bytes: Optional[bytes], name: str, settings: CompileSettings, log: _Log

@@ -124,37 +124,23 @@ py::list runReference(PyBuilder &b, py::handle network, py::list inputs) {
   return toNumpyList(out);
 }
 
+/// CompileSettings, one attribute per option of CompileOptions.def named by
+/// its keyword, and OPTIONS: each keyword's kind, by which kiln.compile
+/// checks and converts its value (python/kiln/__init__.py).
 void bindSettings(py::module_ &m) {
   py::class_<CompileSettings> s(
       m, "CompileSettings",
       "kiln-compile's options (kiln.compile fills one from its keywords).");
   s.def(py::init<>());
-#define KILN_SETTING(field, name) s.def_readwrite(name, &CompileSettings::field)
-  KILN_SETTING(targets, "target");
-  KILN_SETTING(cudaPath, "cuda_path");
-  KILN_SETTING(ptxas, "ptxas");
-  KILN_SETTING(cubin, "cubin");
-  KILN_SETTING(kernelThreads, "kernel_threads");
-  KILN_SETTING(itemsPerThread, "items_per_thread");
-  KILN_SETTING(cublasLt, "cublaslt");
-  KILN_SETTING(tf32, "tf32");
-  KILN_SETTING(cublasLtMinFlops, "cublaslt_min_flops");
-  KILN_SETTING(tune, "tune");
-  KILN_SETTING(tuneCandidates, "tune_candidates");
-  KILN_SETTING(fp16, "fp16");
-  KILN_SETTING(bf16, "bf16");
-  KILN_SETTING(layerPrecision, "layer_precision");
-  KILN_SETTING(optLevel, "opt_level");
-  KILN_SETTING(referenceFusionGroups, "reference_fusion_groups");
-  KILN_SETTING(maxMemory, "max_memory");
-  KILN_SETTING(inputShapes, "input_shapes");
-  KILN_SETTING(batch, "batch");
-  KILN_SETTING(constantInputs, "constant_inputs");
-  KILN_SETTING(maxModelBytes, "max_model_bytes");
-  KILN_SETTING(pluginLibraries, "plugin_libs");
-  KILN_SETTING(caffeModel, "caffemodel");
-  KILN_SETTING(outputs, "outputs");
-#undef KILN_SETTING
+  py::dict kinds;
+#define KILN_OPTION(field, flag, keyword, Kind, Category, dest, help)          \
+  s.def_readwrite(keyword, &CompileSettings::field, help);                     \
+  kinds[keyword] = option::Kind::python;
+#define KILN_CHECKED_OPTION(field, flag, keyword, Kind, Category, help)        \
+  KILN_OPTION(field, flag, keyword, Kind, Category, , help)
+#define KILN_NEGATED_FLAG(name, flag, field, value, Category, help)
+#include "kiln/Compiler/CompileOptions.def"
+  m.attr("OPTIONS") = kinds;
 }
 
 void bindBuilder(py::module_ &m) {

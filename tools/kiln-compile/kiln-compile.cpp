@@ -40,12 +40,15 @@ namespace cl = llvm::cl;
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"));
 static cl::opt<bool>
     listOnnxOps("list-onnx-ops",
-                cl::desc("List the ONNX ops the importer supports and exit"));
+                cl::desc("List the ONNX ops the importer supports and exit"),
+                cl::cat(getCLCategory(CLCategory::Model)));
 static cl::opt<bool> listCaffeLayers(
     "list-caffe-layers",
-    cl::desc("List the Caffe layer types the importer supports and exit"));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"), cl::init("-"));
+    cl::desc("List the Caffe layer types the importer supports and exit"),
+    cl::cat(getCLCategory(CLCategory::Model)));
+static cl::opt<std::string>
+    outputFile("o", cl::desc("Output file"), cl::value_desc("file"),
+               cl::init("-"), cl::cat(getCLCategory(CLCategory::Output)));
 static cl::opt<std::string> emit(
     "emit",
     cl::desc("What to write: the IR after a phase (import; kiln, the "
@@ -55,31 +58,34 @@ static cl::opt<std::string> emit(
              "serialized kernels; reference, the CPU reference's LLVM "
              "dialect), ptx (the kernels' PTX for the first target) or plan "
              "(a .kplan bundle; the default for -o *.kplan)"),
-    cl::init(""));
+    cl::init(""), cl::cat(getCLCategory(CLCategory::Output)));
 static cl::opt<std::string>
     from("from",
          cl::desc("The phase the input is already at (default import): e.g. "
                   "--from=target -o x.kplan only translates IR to a plan"),
-         cl::init("import"));
+         cl::init("import"), cl::cat(getCLCategory(CLCategory::Model)));
 static cl::opt<bool> checkSupport(
     "check-support",
-    cl::desc("List every node that cannot be imported and exit (1 if any)"));
+    cl::desc("List every node that cannot be imported and exit (1 if any)"),
+    cl::cat(getCLCategory(CLCategory::Model)));
 static cl::opt<std::string> reportFile(
     "report",
     cl::desc("With a plan: write a Markdown report of its steps (per kernel "
              "the layers it computes, its floating-point operations, the "
              "bytes it reads and writes) and its memory (the arena against "
              "the graph's activations) to this file ('-': stdout)"),
-    cl::value_desc("file"), cl::init(""));
+    cl::value_desc("file"), cl::init(""),
+    cl::cat(getCLCategory(CLCategory::Output)));
 static cl::opt<std::string> graphFile(
     "dump-graph",
     cl::desc("With a plan: write its steps and the buffers between them as a "
              "Graphviz DOT graph to this file ('-': stdout)"),
-    cl::value_desc("file"), cl::init(""));
+    cl::value_desc("file"), cl::init(""),
+    cl::cat(getCLCategory(CLCategory::Output)));
 static cl::opt<unsigned> elideLarger(
     "elide-weights-larger-than",
     cl::desc("Print weights with more bytes than this elided (0: print all)"),
-    cl::init(0));
+    cl::init(0), cl::cat(getCLCategory(CLCategory::Output)));
 
 static int usageError(const llvm::Twine &message) {
   llvm::errs() << "kiln-compile: error: " << message << "\n";
@@ -174,6 +180,7 @@ int main(int argc, char **argv) {
   registerCodegenCLOptions();
   registerImportCLOptions();
   registerDefaultTimingManagerCLOptions();
+  hideNonKilnCLOptions({"mlir-timing"});
   cl::ParseCommandLineOptions(argc, argv,
                               "kiln compiler: model file to IR, PTX or plan\n");
 

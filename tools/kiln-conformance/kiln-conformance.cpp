@@ -36,32 +36,40 @@ static cl::list<std::string>
 static cl::opt<bool> compileOnly(
     "compile-only",
     cl::desc("With --backend=gpu: compile each case to a plan for sm_90 and "
-             "verify it (no GPU needed); a case passes when it compiles"));
+             "verify it (no GPU needed); a case passes when it compiles"),
+    cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<std::string>
     backend("backend",
             cl::desc("reference (CPU) or gpu (each case "
                      "compiled to a plan and run on GPU 0)"),
-            cl::init("reference"));
-static cl::opt<std::string> jsonPath("json", cl::desc("Write a JSON report"));
+            cl::init("reference"), cl::cat(getCLCategory(CLCategory::Run)));
+static cl::opt<std::string>
+    jsonPath("json", cl::desc("Write a JSON report"),
+             cl::cat(getCLCategory(CLCategory::Output)));
 static cl::opt<std::string>
     baselinePath("baseline",
-                 cl::desc("Fail if a case listed in this file does not pass"));
+                 cl::desc("Fail if a case listed in this file does not pass"),
+                 cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<std::string>
     writeBaseline("write-baseline",
-                  cl::desc("Write the names of the passing cases"));
+                  cl::desc("Write the names of the passing cases"),
+                  cl::cat(getCLCategory(CLCategory::Output)));
 static cl::opt<unsigned>
     jobs("j", cl::desc("Cases run at once"),
-         cl::init(std::max(1u, std::thread::hardware_concurrency())));
+         cl::init(std::max(1u, std::thread::hardware_concurrency())),
+         cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<bool> inProcess(
     "in-process",
-    cl::desc(
-        "Run cases in this process (for debugging: a crash ends the run)"));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::desc("Seconds per case"),
-                                        cl::init(120));
+    cl::desc("Run cases in this process (for debugging: a crash ends the run)"),
+    cl::cat(getCLCategory(CLCategory::Debugging)));
+static cl::opt<unsigned>
+    timeoutSeconds("timeout", cl::desc("Seconds per case"), cl::init(120),
+                   cl::cat(getCLCategory(CLCategory::Run)));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerCodegenCLOptions();
+  hideNonKilnCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "kiln ONNX conformance runner\n");
   ConformanceOptions options;
   {

@@ -41,61 +41,72 @@ static cl::opt<std::string>
     backend("backend",
             cl::desc("reference (CPU) or gpu (compile a plan and run it); a "
                      ".kplan always runs on the GPU"),
-            cl::init("reference"));
+            cl::init("reference"), cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<bool> checkReference(
     "check-reference",
     cl::desc("With --backend=gpu: also run the reference backend on the same "
-             "inputs and compare"));
+             "inputs and compare"),
+    cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<int> warmup("warmup", cl::desc("Untimed GPU runs first"),
-                           cl::init(10));
+                           cl::init(10),
+                           cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<int> iterations("iterations",
                                cl::desc("Timed GPU runs (0: no timing)"),
-                               cl::init(0));
+                               cl::init(0),
+                               cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<int> profileRuns(
     "profile",
     cl::desc("Profile N runs: the median GPU time of every step (an event "
              "around each; the runs are synchronous)"),
-    cl::init(0));
+    cl::init(0), cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<bool> cudaGraph(
     "cuda-graphs",
     cl::desc("Enqueue the plan's steps as one CUDA graph (captured once; "
-             "profiled runs still run them one by one)"));
+             "profiled runs still run them one by one)"),
+    cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<bool> backToBack(
     "back-to-back",
     cl::desc("Time the --iterations runs enqueued back to back, one "
              "synchronize at the end: each run's GPU time without the host's "
-             "launch latency in it"));
+             "launch latency in it"),
+    cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<bool> kernelTrace(
     "kernel-trace",
     cl::desc("Time each GPU operation of the --iterations runs with CUPTI "
              "(GPU timestamps, no events between steps) and print the gaps "
-             "between them, inside a CUDA graph too"));
+             "between them, inside a CUDA graph too"),
+    cl::cat(getCLCategory(CLCategory::Debugging)));
 static cl::opt<std::string>
     cupti("cupti",
           cl::desc("The CUPTI library for --kernel-trace (default: "
                    "libcupti.so, then the CUDA toolkit's folders)"),
-          cl::value_desc("path"));
+          cl::value_desc("path"),
+          cl::cat(getCLCategory(CLCategory::Debugging)));
 static cl::list<std::string>
     inputs("input", cl::desc("An input: name=file.pb or name=file.npy"),
-           cl::value_desc("name=file"));
+           cl::value_desc("name=file"),
+           cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<double> rtolOption(
     "rtol",
     cl::desc("Relative tolerance of the output comparisons (default: "
              "by type, 1e-3 for f32)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<double> atolOption(
     "atol",
     cl::desc("Absolute tolerance of the output comparisons (default: by "
              "type, 1e-5 for f32; 0 compares relative to the output's "
              "magnitude only)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<std::string> referenceDir(
     "reference-dir",
-    cl::desc("Compare with output_K.pb (or output_K.npy) in this folder"));
+    cl::desc("Compare with output_K.pb (or output_K.npy) in this folder"),
+    cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write output_K.npy to this folder"));
+    outputDir("output-dir", cl::desc("Write output_K.npy to this folder"),
+              cl::cat(getCLCategory(CLCategory::Output)));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of random inputs"),
-                              cl::init(1));
+                              cl::init(1),
+                              cl::cat(getCLCategory(CLCategory::Run)));
 
 static int fail(const std::string &message) {
   std::cout.flush();
@@ -123,6 +134,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerCodegenCLOptions();
   registerImportCLOptions();
+  hideNonKilnCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "kiln model runner\n");
   if (backend != "reference" && backend != "gpu")
     return fail("unknown --backend=" + backend +

@@ -1,11 +1,13 @@
 //===- CompileSettings.h - kiln-compile's options as values -----*- C++ -*-===//
 //
-// The options of a compilation as plain values, with no MLIR type in sight:
-// what the command line of kiln-compile, kiln-run and kiln-conformance gives
-// (getCompilerOptionsFromCL reads the flags into one) and what the Python
-// package's kiln.compile(**options) gives. applyCompileSettings
-// (CompilerOptions.h) checks them and applies them to a CompilerOptions, so
-// every front end accepts and refuses the same values with the same words.
+// The options of a compilation as plain values, with no MLIR type in sight,
+// one field per line of CompileOptions.def: what the command line of
+// kiln-compile, kiln-run and kiln-conformance gives (getCompilerOptionsFromCL
+// reads the flags into one), what the Python package's
+// kiln.compile(**options) gives and what a BuilderConfig becomes.
+// applyCompileSettings (CompilerOptions.h) checks them and applies them to a
+// CompilerOptions, so every front end accepts and refuses the same values
+// with the same words.
 // An option left unset keeps the front end's default.
 //
 //===----------------------------------------------------------------------===//
@@ -20,48 +22,73 @@
 
 namespace kiln {
 
+/// The kinds of option values (the `Kind` column of CompileOptions.def):
+/// the C++ value, how CompileSettings holds it (unset: std::nullopt or
+/// empty), the form kiln.compile takes (`python`, converted in
+/// python/kiln/__init__.py) and the placeholder --help shows.
+namespace option {
+template <typename T> struct Scalar {
+  using Value = T;
+  using Setting = std::optional<T>;
+  static constexpr bool repeatable = false;
+};
+/// A repeatable flag; a list (or a dict of NAME=value) in Python.
+struct Repeatable {
+  using Value = std::string;
+  using Setting = std::vector<std::string>;
+  static constexpr bool repeatable = true;
+};
+
+struct Bool : Scalar<bool> {
+  static constexpr const char *python = "bool", *valueDesc = "";
+};
+struct Int : Scalar<int> {
+  static constexpr const char *python = "int", *valueDesc = "int";
+};
+struct Int64 : Scalar<int64_t> {
+  static constexpr const char *python = "int", *valueDesc = "int";
+};
+struct UInt64 : Scalar<uint64_t> {
+  static constexpr const char *python = "int", *valueDesc = "uint";
+};
+struct Path : Scalar<std::string> {
+  static constexpr const char *python = "path", *valueDesc = "path";
+};
+/// "16G": bytes with an optional K, M, G or T (an int in Python too).
+struct Bytes : Scalar<std::string> {
+  static constexpr const char *python = "bytes", *valueDesc = "bytes";
+};
+/// "sm_80,sm_90" (a list in Python too).
+struct Targets : Scalar<std::string> {
+  static constexpr const char *python = "targets", *valueDesc = "sm_XX,...";
+};
+/// Names ("prob"); a name or a list in Python.
+struct Names : Repeatable {
+  static constexpr const char *python = "names", *valueDesc = "name";
+};
+/// Files; a path or a list in Python.
+struct Paths : Repeatable {
+  static constexpr const char *python = "paths", *valueDesc = "file";
+};
+/// "NAME=value" each; a dict in Python.
+struct Assignments : Repeatable {
+  static constexpr const char *python = "dict", *valueDesc = "name=value";
+};
+/// "NAME=1x3x224x224" each; a dict of shapes in Python.
+struct Shapes : Repeatable {
+  static constexpr const char *python = "shapes", *valueDesc = "name=shape";
+};
+} // namespace option
+
+/// One field per option of CompileOptions.def, named by its first column;
+/// the table has each one's flag, Python keyword and meaning.
 struct CompileSettings {
-  /// --target: "sm_90" or a comma-separated list.
-  std::optional<std::string> targets;
-  /// --cuda-path, --ptxas.
-  std::optional<std::string> cudaPath, ptxas;
-  /// --cubin / --no-cubin.
-  std::optional<bool> cubin;
-  /// --kernel-threads, --items-per-thread.
-  std::optional<int64_t> kernelThreads, itemsPerThread;
-  /// --no-cublaslt (false), --no-tf32 (false).
-  std::optional<bool> cublasLt, tf32;
-  /// --cublaslt-min-flops.
-  std::optional<int64_t> cublasLtMinFlops;
-  /// --tune, --tune-candidates.
-  std::optional<bool> tune;
-  std::optional<int> tuneCandidates;
-  /// --fp16, --bf16 (they exclude each other).
-  std::optional<bool> fp16, bf16;
-  /// --layer-precision, each "NAME=fp32|fp16|bf16".
-  std::vector<std::string> layerPrecision;
-  /// --opt-level (0 to 3; --no-optimize is 0).
-  std::optional<int> optLevel;
-  /// --reference-fusion-groups.
-  std::optional<bool> referenceFusionGroups;
-  /// --max-memory: bytes with an optional K, M, G or T ("16G").
-  std::optional<std::string> maxMemory;
-  /// --input-shape, each "name=1x3x224x224".
-  std::vector<std::string> inputShapes;
-  /// --batch.
-  std::optional<int64_t> batch;
-  /// --constant-input, each "name=file.pb".
-  std::vector<std::string> constantInputs;
-  /// --max-model-bytes.
-  std::optional<uint64_t> maxModelBytes;
-  /// --plugin-lib, each a plugin library (KILN_PLUGIN_LIBRARY) to load
-  /// before importing: its plugins then implement layers the importers map
-  /// to them.
-  std::vector<std::string> pluginLibraries;
-  /// --caffemodel: the weights of a Caffe network (a .prototxt model).
-  std::optional<std::string> caffeModel;
-  /// --output, each a blob of a Caffe network that becomes an output.
-  std::vector<std::string> outputs;
+#define KILN_OPTION(field, flag, keyword, Kind, Category, dest, help)          \
+  option::Kind::Setting field;
+#define KILN_CHECKED_OPTION(field, flag, keyword, Kind, Category, help)        \
+  option::Kind::Setting field;
+#define KILN_NEGATED_FLAG(name, flag, field, value, Category, help)
+#include "kiln/Compiler/CompileOptions.def"
 };
 
 } // namespace kiln

@@ -18,6 +18,10 @@
 
 #include <string>
 
+namespace llvm::cl {
+class OptionCategory;
+} // namespace llvm::cl
+
 namespace mlir::kiln {
 
 struct CompilerOptions {
@@ -62,14 +66,37 @@ struct CompilerOptions {
 /// and options give byte-identical plans from any folder to any output file.
 std::string describeBuildOptions(const CompilerOptions &options);
 
-/// Registers the command-line options every tool that compiles takes:
-/// --target, --cuda-path, --ptxas, --cubin/--no-cubin, --kernel-threads,
-/// --items-per-thread, --opt-level/--no-optimize, --max-memory, the precision
-/// and cuBLASLt flags, --tune and --tune-candidates. Call before
-/// llvm::cl::ParseCommandLineOptions.
+/// The --help categories of kiln's tools: the options of CompileOptions.def
+/// (Model and Shapes hold the import options) and the tools' own (Run: how
+/// kiln-run and kiln-conformance run and check a model).
+enum class CLCategory {
+  Model,
+  Shapes,
+  Precision,
+  Target,
+  Tuning,
+  Run,
+  Output,
+  Debugging
+};
+
+/// The category `category` of kiln's options ("Model options", ...).
+llvm::cl::OptionCategory &getCLCategory(CLCategory category);
+
+/// Hides every registered option outside kiln's categories from --help
+/// (LLVM's and MLIR's own; --help-hidden still lists them, which
+/// llvm::cl::HideUnrelatedOptions would not), but for the options
+/// named in `debugging` (MLIR's "mlir-timing"), which join the Debugging
+/// category. Call before llvm::cl::ParseCommandLineOptions.
+void hideNonKilnCLOptions(llvm::ArrayRef<llvm::StringRef> debugging = {});
+
+/// Registers the command-line options every tool that compiles takes: those
+/// of CompileOptions.def in the Precision, Target, Tuning and Debugging
+/// categories. Call before llvm::cl::ParseCommandLineOptions.
 void registerCodegenCLOptions();
-/// Registers the import options: --input-shape, --batch, --constant-input,
-/// --max-model-bytes, --plugin-lib, and Caffe's --caffemodel and --output.
+/// Registers the import options: those of CompileOptions.def in the Model
+/// and Shapes categories (--input-shape, --batch, --constant-input,
+/// --max-model-bytes, --plugin-lib, Caffe's --caffemodel and --output).
 void registerImportCLOptions();
 
 /// Checks `settings` and applies the ones that are set to `options`; fails
@@ -81,7 +108,7 @@ LogicalResult applyCompileSettings(const ::kiln::CompileSettings &settings,
 
 /// What the command line gave, as settings (the registered options that were
 /// given; --no-cubin, --no-cublaslt, --no-tf32 and --no-optimize set their
-/// positive counterparts).
+/// positive counterparts, as CompileOptions.def says).
 ::kiln::CompileSettings getCompileSettingsFromCL();
 
 /// `defaults` with what the command line gave (registered options that were

@@ -10,6 +10,8 @@
 #ifndef KILN_PIPELINES_OPTIONS_H
 #define KILN_PIPELINES_OPTIONS_H
 
+#include "kiln/Support/Precision.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,8 +42,8 @@ struct KernelOptions {
   int64_t cublasLtMinFlops = 1 << 20;
   /// The lowest precision layers may run in (kiln-assign-precision, first
   /// in the linalg phase, so that the graph phase and the CPU reference stay
-  /// f32): fp32 (none lower), fp16 or bf16 (--fp16, --bf16).
-  std::string precision = "fp32";
+  /// f32): FP32 (none lower), FP16 or BF16 (--fp16, --bf16).
+  Precision precision = Precision::FP32;
   /// NAME=fp32|fp16|bf16 for one layer (--layer-precision).
   std::vector<std::string> layerPrecision;
 };

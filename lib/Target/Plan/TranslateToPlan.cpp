@@ -485,7 +485,7 @@ mlir::kiln::translateToPlan(ModuleOp module,
                           getPtxIsaVersion(*llvm::max_element(options.archs)));
   compat.minDriverVersion =
       isa >= 90 ? 13000 : 12000 + (isa >= 80 ? (isa - 80) * 10 : 0);
-  compat.precision = options.precision;
+  compat.precision = stringifyPrecision(options.precision).str();
   compat.buildOptions = options.buildOptions;
   return plan;
 }

@@ -11,6 +11,7 @@
 #ifndef KILN_TARGET_PLAN_TRANSLATETOPLAN_H
 #define KILN_TARGET_PLAN_TRANSLATETOPLAN_H
 
+#include "kiln/Support/Precision.h"
 #include "kiln/runtime/Plan.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -31,9 +32,9 @@ struct PlanTranslationOptions {
   /// The largest plan: the weights and the arena together may not take
   /// more bytes (the compilation's memory budget).
   uint64_t maxBytes = uint64_t(16) << 30;
-  /// The lowest precision of the plan's layers (fp32, fp16, bf16),
-  /// recorded in the compatibility record.
-  std::string precision = "fp32";
+  /// The lowest precision of the plan's layers, recorded (spelled fp32,
+  /// fp16 or bf16) in the compatibility record.
+  Precision precision = Precision::FP32;
 };
 
 /// Translates `module` into plan contents: the I/O tensors (the host

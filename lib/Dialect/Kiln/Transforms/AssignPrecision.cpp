@@ -28,15 +28,17 @@ using namespace mlir;
 namespace mlir::kiln {
 namespace {
 
-/// The type named `name` (fp32, fp16, bf16), null for another name.
-Type parsePrecision(MLIRContext *ctx, StringRef name) {
-  if (name == "fp32")
+/// The element type layers of `precision` compute in.
+Type getPrecisionType(MLIRContext *ctx, Precision precision) {
+  switch (precision) {
+  case Precision::FP32:
     return Float32Type::get(ctx);
-  if (name == "fp16")
+  case Precision::FP16:
     return Float16Type::get(ctx);
-  if (name == "bf16")
+  case Precision::BF16:
     return BFloat16Type::get(ctx);
-  return nullptr;
+  }
+  return Float32Type::get(ctx);
 }
 
 /// Whether `op` is safe in 16 bits: it implements PrecisionOpInterface
@@ -162,25 +164,19 @@ struct AssignPrecisionPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     func::FuncOp func = getOperation();
-    Type low = parsePrecision(ctx, precision);
-    if (!low) {
-      func.emitError("kiln-assign-precision: precision must be fp32, fp16 "
-                     "or bf16, got '")
-          << precision << "'";
-      return signalPassFailure();
-    }
+    Type low = getPrecisionType(ctx, precision);
     llvm::StringMap<Type> overrides;
     llvm::StringMap<bool> used;
     for (const std::string &spec : layerPrecision) {
       auto [name, value] = StringRef(spec).rsplit('=');
-      Type t = parsePrecision(ctx, value);
-      if (name.empty() || !t) {
+      std::optional<Precision> layer = parsePrecision(value);
+      if (name.empty() || !layer) {
         func.emitError("kiln-assign-precision: layer-precision expects "
                        "NAME=fp32|fp16|bf16, got '")
             << spec << "'";
         return signalPassFailure();
       }
-      overrides[name] = t;
+      overrides[name] = getPrecisionType(ctx, *layer);
       used[name] = false;
     }
     // Every name must be a layer's, checked before anything changes.

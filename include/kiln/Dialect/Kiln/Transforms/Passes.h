@@ -10,6 +10,7 @@
 
 #include "kiln/Dialect/Kiln/IR/ConstantFolding.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Support/Precision.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -204,8 +204,10 @@ def KilnAssignPrecisionPass : Pass<"kiln-assign-precision", "func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"fp16\"",
-           "The reduced precision: fp16, bf16 or fp32 (nothing changes)">,
+    Option<"precision", "precision", "::mlir::kiln::Precision",
+           /*default=*/"::mlir::kiln::Precision::FP16",
+           "The reduced precision: fp16, bf16 or fp32 (nothing changes)",
+           [{::mlir::kiln::precisionCLValues()}]>,
     ListOption<"layerPrecision", "layer-precision", "std::string",
                "NAME=fp32|fp16|bf16: one layer's precision">,
   ];
