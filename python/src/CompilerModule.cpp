@@ -145,7 +145,7 @@ void bindSettings(py::module_ &m) {
 
 void bindBuilder(py::module_ &m) {
   py::class_<BuilderConfig>(m, "BuilderConfig",
-                            "How a Builder compiles (the seeds' "
+                            "How a Builder compiles (TensorRT's "
                             "IBuilderConfig).")
       .def(py::init<>())
       .def_readwrite("max_batch_size", &BuilderConfig::maxBatchSize)
@@ -161,7 +161,7 @@ void bindBuilder(py::module_ &m) {
                      "Time cuBLASLt's algorithms on this machine's GPU.");
 
   py::class_<PyBuilder>(m, "Builder",
-                        "Compiles a NetworkDefinition (the seeds' IBuilder).")
+                        "Compiles a NetworkDefinition (TensorRT's IBuilder).")
       .def(py::init([](py::object log) {
              auto b = std::make_unique<PyBuilder>();
              b->logger = std::make_unique<PythonLogger>(log);

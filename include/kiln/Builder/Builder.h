@@ -1,6 +1,6 @@
 //===- Builder.h - compiling a network definition to a plan -----*- C++ -*-===//
 //
-// The seeds' IBuilder and IBuilderConfig: a Builder compiles a
+// TensorRT's IBuilder and IBuilderConfig: a Builder compiles a
 // NetworkDefinition (NetworkDefinition.h) to the bytes of a plan with the
 // compiler library kiln-compile uses (kiln/Compiler/Compiler.h), under the
 // settings of a BuilderConfig:
@@ -45,7 +45,7 @@ struct BuilderConfig {
   /// GPU architectures, compute capability times ten (default sm_90).
   std::vector<unsigned> archs = {90};
   /// 0 to 3, as kiln-compile --opt-level.
-  int optLevel = 2;
+  int optLevel = 3;
   /// Time cuBLASLt's algorithms on this machine's GPU and record the
   /// fastest (kiln-compile --tune; needs a GPU).
   bool tune = false;
