@@ -297,8 +297,9 @@ struct GraphPipelineOptions : public PassPipelineOptions<GraphPipelineOptions> {
   Option<bool> channelsLast{
       *this, "channels-last",
       llvm::cl::desc("Convolutions and pools channels last, with the layout "
-                     "conversions that do not cancel (--opt-level=3)"),
-      llvm::cl::init(false)};
+                     "conversions that do not cancel (--opt-level=3, the "
+                     "default)"),
+      llvm::cl::init(GraphOptions().channelsLast)};
 };
 
 struct LinalgPipelineOptions

@@ -35,7 +35,7 @@ struct CompilerOptions {
   /// 0: no optimization (the IR as imported, one kernel per linalg op);
   /// 1: the graph passes (kiln-optimize); 2: and fusion groups (the groups
   /// phase), one kernel each; 3: and convolutions and pools channels last.
-  int optLevel = 2;
+  int optLevel = 3;
   /// The CPU reference forms the GPU path's fusion groups too and runs them
   /// as loops (to check fusion without a GPU).
   bool referenceFusionGroups = false;

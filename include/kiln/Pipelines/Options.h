@@ -21,8 +21,8 @@ namespace mlir::kiln {
 /// kiln-optimize: which graph passes run beyond the default ones.
 struct GraphOptions {
   /// Convolutions and pools channels last (kiln-channels-last and
-  /// kiln-sink-transposes; --opt-level=3).
-  bool channelsLast = false;
+  /// kiln-sink-transposes; --opt-level=3, the default).
+  bool channelsLast = true;
 };
 
 /// kiln-kernels-pipeline: how kernels are formed.
