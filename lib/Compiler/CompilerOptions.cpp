@@ -292,6 +292,21 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
   return success();
 }
 
+namespace {
+/// Appends " flag=yes|no" to the build record for a boolean option that
+/// differs from its default (nothing for other kinds, nor for the booleans
+/// the record always names).
+template <typename Kind, typename T>
+void recordBool(llvm::raw_ostream &os, llvm::StringRef flag, const T &value,
+                const T &byDefault) {
+  if constexpr (std::is_same_v<typename Kind::Value, bool>) {
+    if (value != byDefault &&
+        !llvm::is_contained({"cubin", "cublaslt", "tf32", "tune"}, flag))
+      os << " " << flag << "=" << (value ? "yes" : "no");
+  }
+}
+} // namespace
+
 std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -309,6 +324,15 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
     os << " cublaslt-min-flops=" << options.kernels.cublasLtMinFlops;
   if (options.tune)
     os << " tune=" << options.tuneCandidates;
+  // Every other boolean of the table, where it differs from the default: an
+  // option added to CompileOptions.def changes the record of the plans it
+  // changes with no line here.
+  const CompilerOptions defaults;
+#define KILN_OPTION(field, flag, keyword, Kind, Category, dest, help)          \
+  recordBool<::kiln::option::Kind>(os, flag, options.dest, defaults.dest);
+#define KILN_CHECKED_OPTION(field, flag, keyword, Kind, Category, help)
+#define KILN_NEGATED_FLAG(name, flag, field, value, Category, help)
+#include "kiln/Compiler/CompileOptions.def"
   // Sorted, so that the order of the flags does not matter.
   std::vector<std::string> shapes, constants;
   for (const auto &entry : options.import.inputShapes) {
