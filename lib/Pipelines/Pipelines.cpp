@@ -89,7 +89,9 @@ void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
       fpm.addPass(createKilnAssignPrecisionPass(precision));
       fpm.addPass(createCanonicalizerPass());
     }
-    buildLinalgPipeline(pm, kernels.cublasLt ? kernels.cublasLtMinFlops : -1);
+    buildLinalgPipeline(pm, kernels.cublasLt && kernels.convProducts
+                                ? kernels.cublasLtMinFlops
+                                : -1);
     // Before fusion, which leaves the chosen products alone.
     if (kernels.cublasLt) {
       KilnGpuSelectLibraryCallsPassOptions select;
@@ -309,6 +311,10 @@ struct LinalgPipelineOptions
       llvm::cl::desc("Choose cuBLASLt for the matrix products "
                      "(kiln-gpu-select-library-calls)"),
       llvm::cl::init(KernelOptions().cublasLt)};
+  Option<bool> convProducts{
+      *this, "conv-products",
+      llvm::cl::desc("Convolutions as cuBLASLt products too (im2col)"),
+      llvm::cl::init(KernelOptions().convProducts)};
   Option<Precision> precision{
       *this, "precision",
       llvm::cl::desc("Run the layers that allow it in fp16 or bf16 "
@@ -421,6 +427,7 @@ void mlir::kiln::registerKilnPipelines() {
       [](OpPassManager &pm, const LinalgPipelineOptions &options) {
         KernelOptions kernels;
         kernels.cublasLt = options.cublasLt;
+        kernels.convProducts = options.convProducts;
         kernels.precision = options.precision;
         buildPhasePipeline(pm, Phase::Linalg, kernels, TargetOptions());
       });

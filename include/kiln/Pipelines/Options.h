@@ -34,6 +34,9 @@ struct KernelOptions {
   /// Matrix products as cuBLASLt calls (kiln-gpu-select-library-calls in
   /// the linalg phase, kiln-gpu-form-library-calls in this one).
   bool cublasLt = true;
+  /// Convolutions as cuBLASLt products too (im2col; kiln-convert-to-linalg's
+  /// conv-product-min-flops), when cublasLt is on.
+  bool convProducts = true;
   /// f32 products on TF32 tensor cores.
   bool tf32 = true;
   /// cuBLASLt's workspace per call, in the arena.
