@@ -151,12 +151,14 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
             rewriter, op.getLoc(), type, {}, {},
             [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange) {
               SmallVector<Value> at;
-              for (int64_t i = 0; i < rank; ++i)
-                at.push_back(arith::AddIOp::create(
-                    b, loc,
-                    arith::MulIOp::create(b, loc, idx[i],
-                                          indexConst(b, loc, strides[i])),
-                    indexConst(b, loc, starts[i])));
+              // One statement per op, so that the IR's order does not
+              // depend on the compiler's order of evaluating arguments.
+              for (int64_t i = 0; i < rank; ++i) {
+                Value start = indexConst(b, loc, starts[i]);
+                Value step = indexConst(b, loc, strides[i]);
+                Value offset = arith::MulIOp::create(b, loc, idx[i], step);
+                at.push_back(arith::AddIOp::create(b, loc, offset, start));
+              }
               return tensor::ExtractOp::create(b, loc, input, at);
             }));
     return success();

@@ -315,12 +315,13 @@ Value mlir::kiln::lowering::convert(OpBuilder &b, Location loc, Value x,
       double lo = toUnsigned ? 0 : -std::ldexp(1.0, width - 1);
       double hi = toUnsigned ? std::ldexp(1.0, width) - 1
                              : std::ldexp(1.0, width - 1) - 1;
-      Value inRange = arith::AndIOp::create(
-          b, loc,
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
-                                scalar(b, loc, from, lo - 1)),
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
-                                scalar(b, loc, from, hi + 1)));
+      // One statement per op: the IR's order must not depend on the order
+      // in which a compiler evaluates arguments (gcc and clang differ).
+      Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                          scalar(b, loc, from, hi + 1));
+      Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                          scalar(b, loc, from, lo - 1));
+      Value inRange = arith::AndIOp::create(b, loc, above, below);
       Value safe =
           arith::SelectOp::create(b, loc, inRange, x, scalar(b, loc, from, 0));
       Value whole = arith::FPToSIOp::create(b, loc, b.getI32Type(), safe);
