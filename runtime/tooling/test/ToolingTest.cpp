@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostTensorTestUtil.h"
 #include "PlanTestUtil.h"
 #include "kiln/runtime/Runtime.h"
 #include "kiln/tooling/HostTensor.h"
@@ -27,50 +28,10 @@
 
 using namespace kiln;
 using namespace kiln::tooling;
+using namespace kiln::tooling::test;
 using ::testing::HasSubstr;
 
-namespace {
-
-HostTensor make(DataType type, std::vector<int64_t> shape,
-                const std::string &name = "t") {
-  auto t = HostTensor::create(name, type, std::move(shape));
-  EXPECT_TRUE(t.isOk()) << t.status().toString();
-  return *t;
-}
-
-HostTensor randomTensor(DataType type, std::vector<int64_t> shape,
-                        unsigned seed) {
-  HostTensor t = make(type, std::move(shape));
-  std::mt19937 rng(seed);
-  fillRandom(t, rng);
-  return t;
-}
-
-void setFloat(HostTensor &t, int64_t i, float v) {
-  std::memcpy(static_cast<char *>(t.data()) + 4 * i, &v, 4);
-}
-
-/// A fresh folder under the test's temporary directory.
-std::string tempDir(const std::string &name) {
-  std::string dir = ::testing::TempDir() + "kiln-tooling-" + name + "-" +
-                    std::to_string(::getpid());
-  std::string command = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
-  EXPECT_EQ(std::system(command.c_str()), 0);
-  return dir;
-}
-
-void writeFile(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-} // namespace
+namespace {} // namespace
 
 //===----------------------------------------------------------------------===//
 // The plan runner on the stand-in driver
