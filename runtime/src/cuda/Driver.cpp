@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda/DriverApi.h"
+#include "support/LibraryFile.h"
 
 #include <dlfcn.h>
 
@@ -58,6 +59,10 @@ void resolve(void *handle, const char *symbol, const char *fallback, Fn &fn,
 } // namespace
 
 StatusOr<std::unique_ptr<Driver>> Driver::load(const std::string &library) {
+  if (std::string why = whyNotALibraryFile(library); !why.empty())
+    return Status(StatusCode::DriverUnavailable,
+                  "cannot load the CUDA driver library '" + library +
+                      "': " + why);
   dlerror();
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/runtime/Plugin.h"
+#include "support/LibraryFile.h"
 
 #include <cstdio>
 #include <dlfcn.h>
@@ -112,6 +113,8 @@ Status loadPluginLibrary(const std::string &path) {
     return Status(StatusCode::InvalidArgument,
                   "plugin library '" + path + "': " + why);
   };
+  if (std::string why = whyNotALibraryFile(path); !why.empty())
+    return refuse("cannot load it: " + why);
   void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char *why = dlerror();
