@@ -189,12 +189,19 @@ struct LowerLrn : OpRewritePattern<LrnOp> {
                            [](OpBuilder &b, Location loc, ValueRange a) {
                              return mul(b, loc, a[0], a[0]);
                            });
+    // A window wider than 2C - 1 channels sums every channel for every
+    // output, as a window of 2C - 1 does: the loops and the padding stay
+    // bounded by the channels (an LRN of size 2^31 - 1 on 4 channels sums 7),
+    // while alpha is still divided by the size the model gave.
+    int64_t span = size;
+    if (int64_t channels = type.getDimSize(1); channels > 0)
+      span = std::min(size, 2 * channels - 1);
     SmallVector<int64_t> low(rank, 0), high(rank, 0);
-    low[1] = (size - 1) / 2;
-    high[1] = size - 1 - low[1];
+    low[1] = (span - 1) / 2;
+    high[1] = span - 1 - low[1];
     Value padded = padOrCrop(rewriter, loc, sq, low, high, 0);
     Value window = emptyTensor(
-        rewriter, loc, RankedTensorType::get({size}, type.getElementType()));
+        rewriter, loc, RankedTensorType::get({span}, type.getElementType()));
     int64_t numDims = rank + 1;
     SmallVector<AffineExpr> xExprs, oExprs;
     for (int64_t i = 0; i < rank; ++i) {
