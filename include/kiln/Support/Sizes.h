@@ -23,6 +23,10 @@ namespace mlir::kiln {
 /// The default memory budget: 16 GiB.
 inline constexpr uint64_t kDefaultMemoryBudget = uint64_t(16) << 30;
 
+/// The highest rank of a model's tensors, as in TensorRT: loops nested
+/// deeper than this are refused at import, not compiled.
+inline constexpr int64_t kMaxTensorRank = 8;
+
 /// Bytes of one element in memory (i1 takes a byte, sub-byte types round
 /// up).
 inline uint64_t getElementByteSize(Type element) {

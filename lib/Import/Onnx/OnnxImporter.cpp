@@ -743,6 +743,10 @@ LogicalResult GraphImporter::importConstantIf(
 
 std::string GraphImporter::checkBudget(Type type) const {
   auto shaped = dyn_cast<ShapedType>(type);
+  if (shaped && shaped.hasRank() && shaped.getRank() > kMaxTensorRank)
+    return "has rank " + std::to_string(shaped.getRank()) +
+           ", more than kiln's limit of " + std::to_string(kMaxTensorRank) +
+           " (TensorRT's)";
   if (!shaped || !shaped.hasStaticShape())
     return "";
   std::optional<uint64_t> bytes = getByteSize(shaped);

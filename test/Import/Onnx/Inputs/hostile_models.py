@@ -108,6 +108,17 @@ def main(out):
     n = int(os.environ.get("KILN_LONG_CHAIN", "20000"))
     nodes = [helper.make_node("Relu", ["v%d" % i], ["v%d" % (i + 1)]) for i in range(n)]
     save(out, "long_chain", model(nodes, [f32("v0", [8])], [f32("v%d" % n, [8])]))
+    # Ranks above kiln's limit of 8 (TensorRT's): a rank-9 input, and a
+    # Reshape of one element to rank 1000 (a 1000-deep loop nest); rank 8 runs.
+    save(out, "rank_9_input", model([helper.make_node("Relu", ["x"], ["y"])],
+                                    [f32("x", [1] * 9)], [f32("y", [1] * 9)]))
+    to = numpy_helper.from_array(np.ones(1000, dtype=np.int64), "to")
+    save(out, "rank_1000_reshape", model(
+        [helper.make_node("Reshape", ["x", "to"], ["y"], name="deep")],
+        [f32("x", [1])], [f32("y", None)], [to]))
+    save(out, "rank_8", model([helper.make_node("Relu", ["x"], ["y"])],
+                              [f32("x", [2, 1, 2, 1, 2, 1, 2, 3])],
+                              [f32("y", [2, 1, 2, 1, 2, 1, 2, 3])]))
     # Text format nested deeper than the binary parser's recursion limit: an If
     # whose branches hold an If ... 5,000 levels down.
     depth = int(os.environ.get("KILN_TEXT_DEPTH", "5000"))
