@@ -192,7 +192,7 @@ LogicalResult Compiler::lowerForReference(ModuleOp module, Phase from) {
   if (from == Phase::Import && failed(compile(module, from, Phase::Graph)))
     return failure();
   PassManager pm(context.get());
-  buildReferencePipeline(pm, options_.referenceFusionGroups);
+  buildReferencePipeline(pm, options_.referenceFusionGroups, options_.maxWork);
   return pm.run(module);
 }
 
@@ -200,8 +200,8 @@ FailureOr<std::unique_ptr<ReferenceExecutor>>
 Compiler::compileReference(OwningOpRef<ModuleOp> module, Phase from) {
   if (from == Phase::Import && failed(compile(*module, from, Phase::Graph)))
     return failure();
-  return ReferenceExecutor::compile(std::move(module),
-                                    options_.referenceFusionGroups);
+  return ReferenceExecutor::compile(
+      std::move(module), options_.referenceFusionGroups, options_.maxWork);
 }
 
 /// "<file>:<line>:<col>: <message>", or the message alone when the

@@ -213,7 +213,8 @@ void mlir::kiln::buildTargetPipeline(OpPassManager &pm,
   }
 }
 
-void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups) {
+void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
+                                        uint64_t maxWork) {
   // LReLU_TRT, Clip_TRT, Reorg_TRT, Normalize_TRT and Region_TRT as kiln
   // layers (ReferenceExecutor has run it already; running it again is a
   // no-op there, and kiln-opt's kiln-reference-pipeline needs it).
@@ -221,6 +222,11 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups) {
   // Weights are passed by pointer, not compiled into the code.
   pm.addPass(createKilnOutlineWeightsPass());
   buildLinalgPipeline(pm);
+  // Before anything is compiled: a layer of absurd work is refused by name.
+  KilnCheckWorkPassOptions work;
+  if (maxWork)
+    work.maxWork = maxWork;
+  pm.addNestedPass<func::FuncOp>(createKilnCheckWorkPass(work));
   if (fusionGroups)
     buildGroupsPipeline(pm);
   KilnDestinationPassingPassOptions dps;

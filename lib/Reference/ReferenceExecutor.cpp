@@ -48,7 +48,8 @@ static FailureOr<rt::TensorDesc> specOf(func::FuncOp func, Type type,
 }
 
 FailureOr<std::unique_ptr<ReferenceExecutor>>
-ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups) {
+ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups,
+                           uint64_t maxWork) {
   auto funcs = llvm::to_vector(module->getOps<func::FuncOp>());
   if (funcs.size() != 1 || funcs[0].isExternal())
     return module->emitError(
@@ -94,7 +95,7 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups) {
   func.setSymName(kEntry);
 
   PassManager pm(module->getContext());
-  buildReferencePipeline(pm, fusionGroups);
+  buildReferencePipeline(pm, fusionGroups, maxWork);
   if (failed(pm.run(*module)))
     return module->emitError("reference executor: lowering to LLVM failed");
   // Everything must now be in the LLVM dialect; name what is not.

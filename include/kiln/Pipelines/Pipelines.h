@@ -85,7 +85,10 @@ void buildTargetPipeline(OpPassManager &pm, const TargetOptions &options);
 /// (weights outlined as arguments, bare-pointer calling convention).
 /// With `fusionGroups`, the groups phase runs too and its loops run on the
 /// host (scf-forall-to-for), so that fusion is checked without a GPU.
-void buildReferencePipeline(OpPassManager &pm, bool fusionGroups = false);
+/// A linalg op of more than `maxWork` iterations is refused
+/// (kiln-check-work; 0: the pass's default).
+void buildReferencePipeline(OpPassManager &pm, bool fusionGroups = false,
+                            uint64_t maxWork = 0);
 
 /// Registers every pipeline above by name.
 void registerKilnPipelines();

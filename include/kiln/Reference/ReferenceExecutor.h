@@ -30,9 +30,11 @@ class ReferenceExecutor {
 public:
   /// Compiles the single function of `module` (kiln IR, consumed). Errors go
   /// to the context's diagnostic handler. With `fusionGroups` the fusion
-  /// groups of the GPU path are formed and run as loops on the host.
+  /// groups of the GPU path are formed and run as loops on the host. A
+  /// layer of more than `maxWork` iterations is refused (0: the default).
   static FailureOr<std::unique_ptr<ReferenceExecutor>>
-  compile(OwningOpRef<ModuleOp> module, bool fusionGroups = false);
+  compile(OwningOpRef<ModuleOp> module, bool fusionGroups = false,
+          uint64_t maxWork = 0);
   ~ReferenceExecutor();
 
   /// Name, element type and shape of every input and output.

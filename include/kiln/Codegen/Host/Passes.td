@@ -149,6 +149,30 @@ def KilnOutlineLinalgOpsPass
   ];
 }
 
+def KilnCheckWorkPass : Pass<"kiln-check-work", "func::FuncOp"> {
+  let summary = "Refuse a linalg op whose iterations exceed a work budget";
+  let description = [{
+    For the CPU reference (issue 42): every linalg op's work is the number of
+    points of its iteration space (the product of its static loop ranges:
+    one multiply-add of a matmul, one read of a pool window). An op of more
+    than `max-work` points is an error at its location, naming the layer
+    (the location's name) and its count, before anything is compiled or run: a max pool
+    of window 30000 with huge padding would otherwise run for hours. A
+    count that overflows 64 bits is refused too.
+
+    ```mlir
+    // kiln-opt --kiln-check-work="max-work=1000"
+    linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) ...
+    // error: layer 'fc' work of 262144 operations is more than the work
+    // budget of 1000 (raise it with --max-work)
+    ```
+  }];
+  let options = [
+    Option<"maxWork", "max-work", "uint64_t", /*default=*/"uint64_t(1) << 46",
+           "The most iterations one op may have">
+  ];
+}
+
 def KilnDeallocAfterLastUsePass
     : Pass<"kiln-dealloc-after-last-use", "func::FuncOp"> {
   let summary = "Free each allocation of a block right after its last use";

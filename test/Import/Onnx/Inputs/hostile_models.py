@@ -119,6 +119,12 @@ def main(out):
     save(out, "rank_8", model([helper.make_node("Relu", ["x"], ["y"])],
                               [f32("x", [2, 1, 2, 1, 2, 1, 2, 3])],
                               [f32("y", [2, 1, 2, 1, 2, 1, 2, 3])]))
+    # A max pool of window 30000 with padding 29999 on a 4x4 input: a 30003 x
+    # 30003 output (3.6 GB, within the budget) of 9e8 reads each, about 8e17.
+    save(out, "pool_work", model(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="wide_pool",
+                          kernel_shape=[30000, 30000], pads=[29999] * 4)],
+        [f32("x", [1, 1, 4, 4])], [f32("y", None)]))
     # Text format nested deeper than the binary parser's recursion limit: an If
     # whose branches hold an If ... 5,000 levels down.
     depth = int(os.environ.get("KILN_TEXT_DEPTH", "5000"))
