@@ -1,6 +1,7 @@
 //===- Compiler.cpp - import, compile to a phase, emit ----------*- C++ -*-===//
 
 #include "kiln/Compiler/Compiler.h"
+#include "VerifyLaunches.h"
 #include "kiln/runtime/Runtime.h"
 
 #include "kiln/InitAll.h"
@@ -11,6 +12,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -119,18 +121,43 @@ Compiler::importBuffer(StringRef bytes, StringRef name,
       result, details);
 }
 
+std::unique_ptr<PassManager> Compiler::makePassManager() {
+  auto pm = std::make_unique<PassManager>(context.get());
+  if (timing)
+    pm->enableTiming(*timing);
+  return pm;
+}
+
 LogicalResult Compiler::compile(ModuleOp module, Phase from, Phase to) {
-  PassManager pm(context.get());
+  // The phases before kernels are verified after every pass. Once there
+  // are launches, MLIR's verifier costs launches x kernels: each phase
+  // from Kernels on is verified once, by verifyLaunches, in linear time.
+  std::unique_ptr<PassManager> pm = makePassManager();
+  bool launches = false;
+  auto flush = [&]() -> LogicalResult {
+    if (pm->size() == 0)
+      return success();
+    if (failed(pm->run(module)) || (launches && failed(verifyLaunches(module))))
+      return failure();
+    pm = makePassManager();
+    return success();
+  };
   for (int p = static_cast<int>(from) + 1; p <= static_cast<int>(to); ++p) {
     auto phase = static_cast<Phase>(p);
     if ((phase == Phase::Graph && options_.optLevel < 1) ||
         (phase == Phase::Groups && options_.optLevel < 2))
       continue;
+    if (phase >= Phase::Kernels) {
+      if (failed(flush()))
+        return failure();
+      launches = true;
+      pm->enableVerifier(false);
+    }
     GraphOptions graph;
     graph.channelsLast = options_.optLevel >= 3;
-    buildPhasePipeline(pm, phase, options_.kernels, options_.target, graph);
+    buildPhasePipeline(*pm, phase, options_.kernels, options_.target, graph);
   }
-  return pm.run(module);
+  return flush();
 }
 
 FailureOr<std::string> Compiler::getPtx(ModuleOp module, unsigned arch) {
@@ -161,7 +188,12 @@ FailureOr<::kiln::rt::PlanContents> Compiler::translateToPlan(ModuleOp module) {
 FailureOr<std::string> Compiler::compileToPlan(ModuleOp module, Phase from) {
   if (failed(compile(module, from, Phase::Target)))
     return failure();
+  std::optional<TimingScope> translation;
+  if (timing)
+    translation = timing->nest("translate to plan");
   FailureOr<::kiln::rt::PlanContents> plan = translateToPlan(module);
+  if (translation)
+    translation->stop();
   if (failed(plan))
     return failure();
   if (options_.tune && failed(tune(module, *plan)))
@@ -191,7 +223,8 @@ LogicalResult Compiler::tune(ModuleOp module, ::kiln::rt::PlanContents &plan) {
 LogicalResult Compiler::lowerForReference(ModuleOp module, Phase from) {
   if (from == Phase::Import && failed(compile(module, from, Phase::Graph)))
     return failure();
-  PassManager pm(context.get());
+  std::unique_ptr<PassManager> owned = makePassManager();
+  PassManager &pm = *owned;
   buildReferencePipeline(pm, options_.referenceFusionGroups, options_.maxWork);
   return pm.run(module);
 }

@@ -153,8 +153,18 @@ void mlir::kiln::buildGroupsPipeline(OpPassManager &pm) {
   fpm.addPass(createCanonicalizerPass());
 }
 
+/// Before one-shot bufferization: constants, concatenations and tensors
+/// with many readers are given their buffers, in linear time, where the
+/// analysis would take quadratic time or worse in the network's size.
+static void addBufferizationInputs(OpPassManager &pm) {
+  pm.addPass(createKilnConstantsToGlobalsPass());
+  pm.addNestedPass<func::FuncOp>(createKilnConcatDestinationsPass());
+  pm.addNestedPass<func::FuncOp>(createKilnSharedReadsPass());
+}
+
 void mlir::kiln::buildBuffersPipeline(OpPassManager &pm) {
   pm.addPass(createKilnDestinationPassingPass());
+  addBufferizationInputs(pm);
   // Results are computed in the output buffers where possible (no copy).
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass());
@@ -232,6 +242,7 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
   KilnDestinationPassingPassOptions dps;
   dps.keepNames = false;
   pm.addPass(createKilnDestinationPassingPass(dps));
+  addBufferizationInputs(pm);
   pm.addPass(bufferization::createOneShotBufferizePass());
   // A fusion group's iterations, one after another.
   if (fusionGroups)

@@ -251,6 +251,7 @@ int main(int argc, char **argv) {
     return 1;
   importTimer.stop();
   TimingScope compileTimer = root.nest("compile");
+  compiler.setTimingScope(&compileTimer);
   if (checkSupport) {
     for (const std::string &line : details.unsupported)
       llvm::outs() << "unsupported: " << line << "\n";
@@ -284,6 +285,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  compiler.setTimingScope(nullptr);
   compileTimer.stop();
   TimingScope outputTimer = root.nest("output");
   auto output = openOutput(outputFile, error);

@@ -30,6 +30,11 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class PassManager;
+class TimingScope;
+} // namespace mlir
+
 namespace mlir::kiln {
 
 class Compiler {
@@ -82,7 +87,14 @@ public:
   FailureOr<std::unique_ptr<ReferenceExecutor>>
   compileReference(OwningOpRef<ModuleOp> module, Phase from = Phase::Import);
 
+  /// Times every pass that compile and lowerForReference run under `scope`
+  /// (kiln-compile --mlir-timing); nullptr stops timing. `scope` must
+  /// outlive the calls.
+  void setTimingScope(TimingScope *scope) { timing = scope; }
+
 private:
+  /// A pass manager on the context, timed under `timing` when it is set.
+  std::unique_ptr<PassManager> makePassManager();
   /// Imports the Caffe network of the prototxt `path`.
   FailureOr<OwningOpRef<ModuleOp>> importCaffe(StringRef path);
   /// Records the measured algorithms in `plan` (options().tune).
@@ -91,6 +103,7 @@ private:
   CompilerOptions options_;
   std::unique_ptr<MLIRContext> context;
   std::vector<::kiln::rt::TacticChoice> tacticChoices_;
+  TimingScope *timing = nullptr;
 };
 
 /// Prints every diagnostic of `context` to stderr while it lives, as

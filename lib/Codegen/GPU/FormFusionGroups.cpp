@@ -40,6 +40,14 @@ static constexpr int64_t kMaxRecompute = 4, kMaxRecomputeReduction = 2;
 /// iteration of the reader's other loops (a bias and activation, a
 /// transpose or a cast are; a GELU is not).
 static constexpr int64_t kMaxOpsReduced = 3;
+/// The largest body of an op that elementwise fusion makes, and of a group
+/// (the ops of its members' bodies together): a kernel of its own beyond
+/// that. Fusing two ops copies both bodies, so a chain of n elementwise
+/// layers fused into one op would cost n^2 / 2 copied ops (and its fused
+/// location n^2 / 2 entries); with the cap, n * kMaxFusedOps at most. A
+/// kernel of 256 arithmetic ops per element is bound by arithmetic, not
+/// by memory: one more kernel costs one more read and write of the tensor.
+static constexpr int64_t kMaxFusedOps = 256;
 
 /// The linalg op directly in `block` that defines `v`, if any.
 /// Whether `op` is to be a library call (kiln-gpu-select-library-calls):
@@ -150,6 +158,7 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
   llvm::SetVector<Operation *> group;
   DenseMap<Operation *, SmallVector<bool>> tiled;
   DenseSet<Operation *> leaves;
+  int64_t groupOps = getBodySize(root);
   group.insert(root);
   tiled[root] = llvm::map_to_vector(sizes, [](int64_t s) { return s != 0; });
   for (size_t i = 0; i < group.size(); ++i) {
@@ -175,6 +184,9 @@ static llvm::SetVector<Operation *> collectGroup(linalg::LinalgOp root,
       if (reduced && (producer.getNumReductionLoops() > 0 ||
                       getBodySize(producer) > kMaxOpsReduced))
         continue;
+      if (groupOps + getBodySize(producer) > kMaxFusedOps)
+        continue;
+      groupOps += getBodySize(producer);
       // The producer's loops that the reader's tiled loops select.
       AffineMap result =
           producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
@@ -371,6 +383,8 @@ LogicalResult FormFusionGroups::fuseElementwise() {
     if (reader && isReducedOver(reader, operand) &&
         getBodySize(producer) > kMaxOpsReduced)
       return false;
+    if (reader && getBodySize(reader) + getBodySize(producer) > kMaxFusedOps)
+      return false;
     // The fused op takes the reader's location: keep the producer's layer
     // in it too (the group's names, kiln-compile --report).
     owner->setLoc(FusedLoc::get(owner->getContext(),
@@ -387,7 +401,16 @@ LogicalResult FormFusionGroups::fuseElementwise() {
         return !isLibraryCall(operand->getOwner()) &&
                !isLibraryCall(operand->get().getDefiningOp());
       });
-  return applyPatternsGreedily(getOperation(), std::move(patterns));
+  // The function's ops but its terminator, and the ops the patterns make:
+  // a return of n results, refolded (every operand matched against a
+  // constant) each time one of its producers changes, costs n^2.
+  SmallVector<Operation *> ops;
+  for (Block &block : getOperation().getBody())
+    for (Operation &op : block.without_terminator())
+      ops.push_back(&op);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  return applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
 /// Tiles `root` and fuses its group into the loop; adds the ops it erases

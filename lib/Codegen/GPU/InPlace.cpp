@@ -45,14 +45,31 @@ static bool separatesIterations(memref::SubViewOp view, scf::ForallOp loop) {
   return true;
 }
 
-/// The slices of `buffer` taken in `loop`'s body, when every use of it there
-/// is one slice (always the same elements) that separates iterations.
+/// The ops in `op`'s regions that use each of `values` (a walk of the
+/// regions: a value read by thousands of ops outside costs nothing).
+static DenseMap<Value, SmallVector<Operation *>>
+getUsersInside(Operation *op, ArrayRef<Value> values) {
+  DenseMap<Value, SmallVector<Operation *>> users;
+  DenseSet<Value> wanted(values.begin(), values.end());
+  for (Region &region : op->getRegions())
+    region.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (wanted.contains(operand)) {
+          SmallVector<Operation *> &list = users[operand];
+          if (list.empty() || list.back() != nested)
+            list.push_back(nested);
+        }
+    });
+  return users;
+}
+
+/// The slices of a buffer taken in `loop`'s body (`users`: its users
+/// there), when every use of it there is one slice (always the same
+/// elements) that separates iterations.
 static std::optional<SmallVector<memref::SubViewOp>>
-getSlices(Value buffer, scf::ForallOp loop) {
+getSlices(ArrayRef<Operation *> users, scf::ForallOp loop) {
   SmallVector<memref::SubViewOp> slices;
-  for (Operation *user : buffer.getUsers()) {
-    if (!loop->isProperAncestor(user))
-      continue;
+  for (Operation *user : users) {
     auto view = dyn_cast<memref::SubViewOp>(user);
     if (!view || (!slices.empty() && !sameSlice(view, slices.front())) ||
         !separatesIterations(view, loop))
@@ -136,14 +153,16 @@ static bool readsBeforeWrite(scf::ForallOp loop,
 SmallVector<InPlacePair> mlir::kiln::findInPlacePairs(scf::ForallOp loop,
                                                       ArrayRef<Value> buffers) {
   SmallVector<InPlacePair> pairs;
+  DenseMap<Value, SmallVector<Operation *>> inside =
+      getUsersInside(loop, buffers);
   for (auto [yi, y] : llvm::enumerate(buffers)) {
-    auto ySlices = getSlices(y, loop);
+    auto ySlices = getSlices(inside.lookup(y), loop);
     if (!ySlices)
       continue;
     for (auto [xi, x] : llvm::enumerate(buffers)) {
       if (xi == yi || x.getType() != y.getType())
         continue;
-      auto xSlices = getSlices(x, loop);
+      auto xSlices = getSlices(inside.lookup(x), loop);
       if (xSlices && sameSlice(xSlices->front(), ySlices->front()) &&
           readsBeforeWrite(loop, *xSlices, *ySlices)) {
         pairs.push_back({static_cast<unsigned>(xi), static_cast<unsigned>(yi)});
@@ -172,9 +191,7 @@ SmallVector<InPlacePair> mlir::kiln::findInPlacePairs(linalg::GenericOp op,
       // X is read through this operand only.
       if (llvm::count_if(op->getOperands(), [&](Value v) { return v == x; }) !=
               1 ||
-          llvm::any_of(x.getUsers(), [&](Operation *user) {
-            return user != op && op->isProperAncestor(user);
-          }))
+          !getUsersInside(op, x).empty())
         continue;
       std::optional<unsigned> xi = indexOf(x), yi = indexOf(init.get());
       if (xi && yi) {

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -45,7 +46,8 @@ constexpr uint64_t kWeightAlignment = 256;
 class PlanTranslator {
 public:
   PlanTranslator(func::FuncOp func, rt::PlanContents &plan, uint64_t maxBytes)
-      : func(func), plan(plan), maxBytes(maxBytes) {}
+      : func(func), plan(plan), maxBytes(maxBytes),
+        symbols(func->getParentOp()) {}
 
   LogicalResult run();
 
@@ -66,6 +68,9 @@ private:
   DenseMap<Value, uint64_t> arenaOffsets;
   llvm::StringMap<uint64_t> weightOffsets;
   llvm::StringMap<uint32_t> kernelIndex;
+  /// The module's symbols, looked up by name in constant time (a walk of
+  /// the module per weight is quadratic in the weights).
+  SymbolTable symbols;
 };
 } // namespace
 
@@ -196,8 +201,7 @@ FailureOr<uint64_t> PlanTranslator::addWeight(memref::GetGlobalOp op) {
   auto it = weightOffsets.find(op.getName());
   if (it != weightOffsets.end())
     return it->second;
-  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-      op, op.getNameAttr());
+  auto global = symbols.lookup<memref::GlobalOp>(op.getNameAttr().getAttr());
   if (!global || !global.getInitialValue())
     return op.emitError("plan: global '")
            << op.getName() << "' has no initial value";

@@ -26,6 +26,10 @@ inline constexpr llvm::StringLiteral kNumInputsAttrName = "kiln.num_inputs";
 inline constexpr llvm::StringLiteral kOutlinedWeightsAttrName =
     "kiln.outlined_weights";
 
+/// The alignment of the buffers and globals that passes make before one-shot
+/// bufferization: one-shot bufferization's own.
+inline constexpr int64_t kBufferAlignment = 64;
+
 #define GEN_PASS_DECL
 #include "kiln/Codegen/Host/Passes.h.inc"
 

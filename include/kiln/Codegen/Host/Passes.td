@@ -58,6 +58,112 @@ def KilnDestinationPassingPass
   ];
 }
 
+def KilnConstantsToGlobalsPass
+    : Pass<"kiln-constants-to-globals", "ModuleOp"> {
+  let summary = "Give each tensor constant a memref.global, in linear time";
+  let description = [{
+    Every `arith.constant` of a ranked tensor type in the module's functions
+    becomes a read of a private constant `memref.global` (64-byte aligned,
+    as one-shot bufferization makes them): `memref.get_global` and
+    `bufferization.to_tensor restrict`, which one-shot bufferization folds.
+    Equal constants share one global. One-shot bufferization would make the
+    same globals itself, but it looks for an equal global among all of the
+    module's globals for each constant, and names each by trying suffixes
+    one by one: quadratic in the weights of a network. Here the globals
+    are found by value in a hash map and named by a counter.
+
+    Before:
+    ```mlir
+    %w = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+    After:
+    ```mlir
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32> = dense<[1.0, 2.0]> {alignment = 64 : i64}
+    ...
+    %0 = memref.get_global @__constant_2xf32 : memref<2xf32>
+    %w = bufferization.to_tensor %0 restrict : memref<2xf32> to tensor<2xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def KilnConcatDestinationsPass
+    : Pass<"kiln-concat-destinations", "func::FuncOp"> {
+  let summary = "Write the parts of a concatenation into one buffer";
+  let description = [{
+    A concatenation lowers to a chain of `tensor.insert_slice` ops that
+    starts at a `tensor.empty` (each link read only by the next). One-shot
+    bufferization puts every link of the chain in one alias set, and checks
+    each in-place decision against every member: a concat of n inputs cost
+    about n^4 (200 inputs took 40 s). This pass gives the chain its buffer
+    before bufferization: a `memref.alloc` at the start of the block, one
+    `memref.subview` of it per part, also there, and a
+    `bufferization.materialize_in_destination` of each part into its view
+    where the part was inserted. The chain's result reads the buffer
+    through `bufferization.to_tensor restrict` (not writable: a reader that
+    would write into it in place gets a copy). Each part is then analyzed
+    alone, and empty-tensor elimination still makes each part's producer
+    write into its view: the concat writes its inputs in place.
+
+    Before:
+    ```mlir
+    %e = tensor.empty() : tensor<2x4xf32>
+    %0 = tensor.insert_slice %a into %e[0, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<2x4xf32>
+    %1 = tensor.insert_slice %b into %0[1, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<2x4xf32>
+    ```
+    After:
+    ```mlir
+    %buf = memref.alloc() : memref<2x4xf32>
+    %v0 = memref.subview %buf[0, 0] [1, 4] [1, 1] : memref<2x4xf32> to memref<1x4xf32, strided<[4, 1]>>
+    %v1 = memref.subview %buf[1, 0] [1, 4] [1, 1] : memref<2x4xf32> to memref<1x4xf32, strided<[4, 1], offset: 4>>
+    ...
+    bufferization.materialize_in_destination %a in restrict writable %v0 : ...
+    bufferization.materialize_in_destination %b in restrict writable %v1 : ...
+    %1 = bufferization.to_tensor %buf restrict : memref<2x4xf32> to tensor<2x4xf32>
+    ```
+    Only chains of static shapes, offsets, sizes and strides, whose parts
+    have the destination's rank, are rewritten.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+  let statistics = [
+    Statistic<"numChains", "chains", "Number of insert_slice chains rewritten">
+  ];
+}
+
+def KilnSharedReadsPass : Pass<"kiln-shared-reads", "func::FuncOp"> {
+  let summary = "Read a tensor that many ops read through a buffer of its own";
+  let description = [{
+    One-shot bufferization checks every operand that reads a tensor against
+    all the other uses of that tensor: a tensor read by n ops costs n^2 (a
+    network input read by 20,000 layers took minutes). A tensor with more
+    than `max-readers` uses gets a buffer of its own before bufferization,
+    and each reader reads it through a `bufferization.to_tensor restrict`
+    of its own, placed before it:
+    - a `bufferization.to_tensor` (a network input, a constant's global) is
+      cloned for each reader;
+    - another statically shaped result is written into a new `memref.alloc`
+      by `bufferization.materialize_in_destination` after its producer (its
+      producer writes there in place after empty-tensor elimination).
+    The copies are not writable: a reader that would write in place gets a
+    copy of its own, as it would have had (the others read the value after
+    it).
+  }];
+  let options = [
+    Option<"maxReaders", "max-readers", "int64_t", /*default=*/"16",
+           "Uses of a tensor beyond which its readers read it one by one">
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def KilnOutlineWeightsPass : Pass<"kiln-outline-weights", "ModuleOp"> {
   let summary = "Pass resource-blob weights to the function as arguments";
   let description = [{
