@@ -83,6 +83,9 @@ public:
   compileReference(OwningOpRef<ModuleOp> module, Phase from = Phase::Import);
 
 private:
+  /// The reference pipeline's options from the compiler's.
+  ReferenceOptions referenceOptions() const;
+
   /// Imports the Caffe network of the prototxt `path`.
   FailureOr<OwningOpRef<ModuleOp>> importCaffe(StringRef path);
   /// Records the measured algorithms in `plan` (options().tune).
