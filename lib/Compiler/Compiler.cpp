@@ -220,12 +220,20 @@ LogicalResult Compiler::tune(ModuleOp module, ::kiln::rt::PlanContents &plan) {
   return success();
 }
 
+ReferenceOptions Compiler::referenceOptions() const {
+  ReferenceOptions reference;
+  reference.fusionGroups = options_.referenceFusionGroups;
+  reference.maxWork = options_.maxWork;
+  reference.maxMemory = options_.maxMemoryBytes;
+  return reference;
+}
+
 LogicalResult Compiler::lowerForReference(ModuleOp module, Phase from) {
   if (from == Phase::Import && failed(compile(module, from, Phase::Graph)))
     return failure();
   std::unique_ptr<PassManager> owned = makePassManager();
   PassManager &pm = *owned;
-  buildReferencePipeline(pm, options_.referenceFusionGroups, options_.maxWork);
+  buildReferencePipeline(pm, referenceOptions());
   return pm.run(module);
 }
 
@@ -233,8 +241,7 @@ FailureOr<std::unique_ptr<ReferenceExecutor>>
 Compiler::compileReference(OwningOpRef<ModuleOp> module, Phase from) {
   if (from == Phase::Import && failed(compile(*module, from, Phase::Graph)))
     return failure();
-  return ReferenceExecutor::compile(
-      std::move(module), options_.referenceFusionGroups, options_.maxWork);
+  return ReferenceExecutor::compile(std::move(module), referenceOptions());
 }
 
 /// "<file>:<line>:<col>: <message>", or the message alone when the

@@ -223,8 +223,9 @@ void mlir::kiln::buildTargetPipeline(OpPassManager &pm,
   }
 }
 
-void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
-                                        uint64_t maxWork) {
+void mlir::kiln::buildReferencePipeline(OpPassManager &pm,
+                                        const ReferenceOptions &options) {
+  bool fusionGroups = options.fusionGroups;
   // LReLU_TRT, Clip_TRT, Reorg_TRT, Normalize_TRT and Region_TRT as kiln
   // layers (ReferenceExecutor has run it already; running it again is a
   // no-op there, and kiln-opt's kiln-reference-pipeline needs it).
@@ -234,8 +235,8 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
   buildLinalgPipeline(pm);
   // Before anything is compiled: a layer of absurd work is refused by name.
   KilnCheckWorkPassOptions work;
-  if (maxWork)
-    work.maxWork = maxWork;
+  if (options.maxWork)
+    work.maxWork = options.maxWork;
   pm.addNestedPass<func::FuncOp>(createKilnCheckWorkPass(work));
   if (fusionGroups)
     buildGroupsPipeline(pm);
@@ -243,6 +244,8 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
   dps.keepNames = false;
   pm.addPass(createKilnDestinationPassingPass(dps));
   addBufferizationInputs(pm);
+  // Results are computed in the output buffers, not copied there.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass());
   // A fusion group's iterations, one after another.
   if (fusionGroups)
@@ -264,6 +267,11 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // Before anything is compiled: inputs, weights, outputs and the peak of
+  // the live buffers against the budget, naming the largest.
+  KilnCheckMemoryPassOptions memory;
+  memory.maxMemory = options.maxMemory;
+  pm.addPass(createKilnCheckMemoryPass(memory));
   // Copies become loops, not calls into MLIR's C runner library.
   pm.addNestedPass<func::FuncOp>(createKilnMemRefCopyToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -281,7 +289,11 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Allocations call the executor's allocator, which counts them against
+  // the budget.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToFuncs()); // math.ipowi
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -292,6 +304,9 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm, bool fusionGroups,
   pm.addPass(createConvertFuncToLLVMPass(funcOptions));
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // A failed allocation returns from the network: nothing is written
+  // through a null pointer.
+  pm.addPass(createKilnCheckAllocationsPass());
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,16 @@
 // arguments), and the ExecutionEngine JIT-compiles it at -O2. run() passes
 // one pointer per argument.
 //
+// Memory: kiln-check-memory refuses, before anything is compiled, a network
+// whose inputs, weights, outputs and live buffers would take more than the
+// budget. When the code runs, every buffer it allocates comes from the
+// allocator below (the generic functions of finalize-memref-to-llvm), which
+// counts it against the same budget and returns null when the budget or
+// the system refuses it. kiln-check-allocations makes the code return at
+// once on a null allocation (and after a call that saw one); run() then
+// frees what the code left allocated and reports the failure. Nothing is
+// written through a null pointer, and no longjmp crosses the compiled code.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Reference/ReferenceExecutor.h"
@@ -23,13 +33,91 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::kiln;
 
 /// The JIT-compiled entry point (a name no model clashes with in the JIT).
 static constexpr llvm::StringLiteral kEntry = "kiln_entry";
+
+//===----------------------------------------------------------------------===//
+// The allocator of compiled code
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The buffers one run of compiled code has allocated, and what it may.
+struct RunMemory {
+  /// The bytes the buffers may take together.
+  uint64_t available = 0;
+  uint64_t live = 0;
+  /// Inputs, weights and outputs, and the budget (for the error).
+  uint64_t arguments = 0, budget = 0;
+  llvm::DenseMap<void *, uint64_t> sizes;
+  /// Why an allocation failed; empty while none has.
+  std::string failure;
+};
+} // namespace
+
+/// The run in progress on this thread (compiled code calls back into it).
+static thread_local RunMemory *currentRun = nullptr;
+
+static void *allocate(uint64_t bytes, uint64_t alignment) {
+  RunMemory *run = currentRun;
+  if (!run || !run->failure.empty())
+    return nullptr;
+  if (bytes > run->available - run->live) {
+    run->failure = "a buffer of " + std::to_string(bytes) + " bytes, with " +
+                   std::to_string(run->live) + " bytes of buffers and " +
+                   std::to_string(run->arguments) +
+                   " bytes of inputs, weights and outputs held, is more than "
+                   "the memory budget of " +
+                   std::to_string(run->budget) +
+                   " bytes (raise it with --max-memory)";
+    return nullptr;
+  }
+  uint64_t size = std::max<uint64_t>(bytes, 1);
+  void *p = nullptr;
+  if (alignment > alignof(std::max_align_t))
+    p = std::aligned_alloc(alignment, llvm::alignTo(size, alignment));
+  else
+    p = std::malloc(size);
+  if (!p) {
+    run->failure = "the system refused a buffer of " + std::to_string(bytes) +
+                   " bytes (with " + std::to_string(run->live) +
+                   " bytes of buffers and " + std::to_string(run->arguments) +
+                   " bytes of inputs, weights and outputs held): out of "
+                   "memory";
+    return nullptr;
+  }
+  run->sizes[p] = bytes;
+  run->live += bytes;
+  return p;
+}
+
+static void *kilnAlloc(uint64_t bytes) { return allocate(bytes, 0); }
+
+static void *kilnAlignedAlloc(uint64_t alignment, uint64_t bytes) {
+  return allocate(bytes, alignment);
+}
+
+static void kilnFree(void *p) {
+  if (RunMemory *run = currentRun) {
+    auto it = run->sizes.find(p);
+    if (it != run->sizes.end()) {
+      run->live -= it->second;
+      run->sizes.erase(it);
+    }
+  }
+  std::free(p);
+}
+
+static bool kilnAllocationFailed() {
+  return currentRun && !currentRun->failure.empty();
+}
 
 static FailureOr<rt::TensorDesc> specOf(func::FuncOp func, Type type,
                                         StringAttr name, std::string fallback,
@@ -48,8 +136,8 @@ static FailureOr<rt::TensorDesc> specOf(func::FuncOp func, Type type,
 }
 
 FailureOr<std::unique_ptr<ReferenceExecutor>>
-ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups,
-                           uint64_t maxWork) {
+ReferenceExecutor::compile(OwningOpRef<ModuleOp> module,
+                           const ReferenceOptions &options) {
   auto funcs = llvm::to_vector(module->getOps<func::FuncOp>());
   if (funcs.size() != 1 || funcs[0].isExternal())
     return module->emitError(
@@ -74,6 +162,7 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups,
            << ", which runs only on the GPU (plugins are CUDA code); run "
               "the plan with kiln-run instead";
   std::unique_ptr<ReferenceExecutor> exec(new ReferenceExecutor());
+  exec->maxMemory = options.maxMemory;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     FailureOr<rt::TensorDesc> spec = specOf(
         func, type,
@@ -95,7 +184,7 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups,
   func.setSymName(kEntry);
 
   PassManager pm(module->getContext());
-  buildReferencePipeline(pm, fusionGroups, maxWork);
+  buildReferencePipeline(pm, options);
   if (failed(pm.run(*module)))
     return module->emitError("reference executor: lowering to LLVM failed");
   // Everything must now be in the LLVM dialect; name what is not.
@@ -138,6 +227,7 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups,
         return entry.emitError("reference executor: an outlined weight has "
                                "no data");
       exec->weights.push_back(data->getData().data());
+      exec->weightBytes += data->getData().size();
     }
 
   static bool targetsReady = [] {
@@ -150,12 +240,24 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module, bool fusionGroups,
   // refers to must outlive create().
   std::function<llvm::Error(llvm::Module *)> transformer =
       makeOptimizingTransformer(2, 0, nullptr);
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  auto engine = ExecutionEngine::create(*module, options);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine)
     return module->emitError("reference executor: JIT compilation failed: ")
            << llvm::toString(engine.takeError());
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](StringRef name, auto *function) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("_mlir_memref_to_llvm_alloc", &kilnAlloc);
+    add("_mlir_memref_to_llvm_aligned_alloc", &kilnAlignedAlloc);
+    add("_mlir_memref_to_llvm_free", &kilnFree);
+    add("kiln_reference_allocation_failed", &kilnAllocationFailed);
+    return symbols;
+  });
   exec->engine = std::move(*engine);
   exec->module = std::move(module);
   return exec;
@@ -193,8 +295,29 @@ ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
   SmallVector<void *> args;
   for (void *&p : pointers)
     args.push_back(&p);
-  if (llvm::Error error = engine->invokePacked(kEntry, args))
+  // What the buffers may take: the budget less the inputs, weights and
+  // outputs (kiln-check-memory counted the same before compiling).
+  RunMemory memory;
+  memory.budget = maxMemory;
+  memory.arguments = weightBytes;
+  for (const tooling::HostTensor &t : inputs)
+    memory.arguments += t.numBytes();
+  for (const tooling::HostTensor &t : outputs)
+    memory.arguments += t.numBytes();
+  memory.available =
+      maxMemory > memory.arguments ? maxMemory - memory.arguments : 0;
+  RunMemory *outer = std::exchange(currentRun, &memory);
+  llvm::Error error = engine->invokePacked(kEntry, args);
+  currentRun = outer;
+  // After a failed allocation the code returned early: free what it held.
+  for (auto &[p, bytes] : memory.sizes)
+    std::free(p);
+  if (error)
     return rt::Status(rt::StatusCode::Internal,
                       "invocation failed: " + llvm::toString(std::move(error)));
+  if (!memory.failure.empty()) {
+    outputs.clear();
+    return rt::Status(rt::StatusCode::Internal, memory.failure);
+  }
   return rt::Status::ok();
 }

@@ -93,6 +93,9 @@ public:
   void setTimingScope(TimingScope *scope) { timing = scope; }
 
 private:
+  /// The reference pipeline's options from the compiler's.
+  ReferenceOptions referenceOptions() const;
+
   /// A pass manager on the context, timed under `timing` when it is set.
   std::unique_ptr<PassManager> makePassManager();
   /// Imports the Caffe network of the prototxt `path`.

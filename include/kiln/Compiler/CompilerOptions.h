@@ -44,9 +44,11 @@ struct CompilerOptions {
   /// What they are compiled for (kiln-target-pipeline).
   TargetOptions target;
   /// The memory budget of a compilation, in bytes: no tensor of the model
-  /// (an input, a weight, a node's result) and no plan (weights and arena)
-  /// may take more. A small model whose shapes ask for more is refused with
-  /// an error naming the node (--max-memory; the default is 16 GiB).
+  /// (an input, a weight, a node's result), no plan (weights and arena) and
+  /// nothing the CPU reference holds at once (inputs, weights, outputs and
+  /// live buffers) may take more. A small model whose shapes ask for more is
+  /// refused with an error naming the node or the largest tensors
+  /// (--max-memory; the default is 16 GiB).
   uint64_t maxMemoryBytes = kDefaultMemoryBudget;
   /// The work budget of the CPU reference: no layer (linalg op) may have
   /// more iterations (kiln-check-work, --max-work; 2^46, about 7e13, far

@@ -64,6 +64,20 @@ struct TargetOptions {
   bool cubin = true;
 };
 
+/// kiln-reference-pipeline: how the CPU reference is built, and what it may
+/// use.
+struct ReferenceOptions {
+  /// Form the fusion groups of the GPU path and run them as loops.
+  bool fusionGroups = false;
+  /// The most iterations a linalg op may have (kiln-check-work; 0: the
+  /// pass's default).
+  uint64_t maxWork = 0;
+  /// The most bytes the network may hold at once: inputs, weights, outputs
+  /// and the live buffers (kiln-check-memory when compiled, the executor's
+  /// allocator when run; --max-memory).
+  uint64_t maxMemory = uint64_t(16) << 30;
+};
+
 } // namespace mlir::kiln
 
 #endif // KILN_PIPELINES_OPTIONS_H

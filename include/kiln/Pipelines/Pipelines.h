@@ -86,9 +86,13 @@ void buildTargetPipeline(OpPassManager &pm, const TargetOptions &options);
 /// With `fusionGroups`, the groups phase runs too and its loops run on the
 /// host (scf-forall-to-for), so that fusion is checked without a GPU.
 /// A linalg op of more than `maxWork` iterations is refused
-/// (kiln-check-work; 0: the pass's default).
-void buildReferencePipeline(OpPassManager &pm, bool fusionGroups = false,
-                            uint64_t maxWork = 0);
+/// (kiln-check-work), and so is a network that would hold more than
+/// `maxMemory` bytes at once (kiln-check-memory). Allocations call
+/// `_mlir_memref_to_llvm_alloc` and `_mlir_memref_to_llvm_free`, which the
+/// executor supplies, and a failed one returns from the network at once
+/// (kiln-check-allocations).
+void buildReferencePipeline(OpPassManager &pm,
+                            const ReferenceOptions &options = {});
 
 /// Registers every pipeline above by name.
 void registerKilnPipelines();

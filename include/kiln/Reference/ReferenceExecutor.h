@@ -12,6 +12,7 @@
 #ifndef KILN_REFERENCE_REFERENCEEXECUTOR_H
 #define KILN_REFERENCE_REFERENCEEXECUTOR_H
 
+#include "kiln/Pipelines/Options.h"
 #include "kiln/tooling/HostTensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -29,12 +30,13 @@ namespace tooling = ::kiln::tooling;
 class ReferenceExecutor {
 public:
   /// Compiles the single function of `module` (kiln IR, consumed). Errors go
-  /// to the context's diagnostic handler. With `fusionGroups` the fusion
-  /// groups of the GPU path are formed and run as loops on the host. A
-  /// layer of more than `maxWork` iterations is refused (0: the default).
+  /// to the context's diagnostic handler. With `options.fusionGroups` the
+  /// fusion groups of the GPU path are formed and run as loops on the host.
+  /// A layer of more than `options.maxWork` iterations is refused, and so is
+  /// a network whose inputs, weights, outputs and live buffers would take
+  /// more than `options.maxMemory` bytes at once (naming the largest).
   static FailureOr<std::unique_ptr<ReferenceExecutor>>
-  compile(OwningOpRef<ModuleOp> module, bool fusionGroups = false,
-          uint64_t maxWork = 0);
+  compile(OwningOpRef<ModuleOp> module, const ReferenceOptions &options = {});
   ~ReferenceExecutor();
 
   /// Name, element type and shape of every input and output.
@@ -42,7 +44,11 @@ public:
   const std::vector<rt::TensorDesc> &outputs() const { return outputSpecs; }
 
   /// Runs on `inputs` (in inputs() order, checked against the specs) and
-  /// fills `outputs`.
+  /// fills `outputs`. Every buffer the compiled code allocates is counted
+  /// against the memory budget with the inputs, weights and outputs; an
+  /// allocation over it, or one the system refuses, ends the run with an
+  /// error naming its size (the code returns at once; what it allocated is
+  /// freed).
   rt::Status run(const std::vector<tooling::HostTensor> &inputs,
                  std::vector<tooling::HostTensor> &outputs);
 
@@ -51,8 +57,11 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
   OwningOpRef<ModuleOp> module;
   std::vector<rt::TensorDesc> inputSpecs, outputSpecs;
-  /// Weight blobs passed after the inputs.
+  /// Weight blobs passed after the inputs, and their bytes.
   std::vector<const void *> weights;
+  uint64_t weightBytes = 0;
+  /// The memory budget of a run.
+  uint64_t maxMemory = 0;
 };
 
 } // namespace kiln

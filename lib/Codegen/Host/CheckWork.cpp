@@ -40,17 +40,6 @@ std::optional<uint64_t> countIterations(linalg::LinalgOp op) {
   return points;
 }
 
-/// The layer's name in `loc` (the importers' NameLoc, maybe fused), or "".
-std::string layerName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = layerName(inner); !name.empty())
-        return name;
-  return "";
-}
-
 struct CheckWork : kiln::impl::KilnCheckWorkPassBase<CheckWork> {
   using Base::Base;
   void runOnOperation() override {
@@ -58,7 +47,7 @@ struct CheckWork : kiln::impl::KilnCheckWorkPassBase<CheckWork> {
       std::optional<uint64_t> points = countIterations(op);
       if (points && *points <= static_cast<uint64_t>(maxWork))
         return WalkResult::advance();
-      std::string name = layerName(op->getLoc());
+      std::string name = getLayerName(op->getLoc());
       InFlightDiagnostic diag = op->emitError("layer ");
       if (!name.empty())
         diag << "'" << name << "' ";
@@ -77,3 +66,15 @@ struct CheckWork : kiln::impl::KilnCheckWorkPassBase<CheckWork> {
 };
 
 } // namespace
+
+std::string mlir::kiln::getLayerName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = getLayerName(inner); !name.empty())
+        return name;
+  if (auto site = dyn_cast<CallSiteLoc>(loc))
+    return getLayerName(site.getCallee());
+  return "";
+}

@@ -76,8 +76,11 @@ static void convertToDestinationPassing(func::FuncOp func, bool keepNames) {
     argAttrs.push_back(b.getDictionaryAttr(attrs));
   }
   func.setAllArgAttrs(argAttrs);
-  if (!keepNames)
-    return;
+  // Names stay in the buffers' locations either way (kiln-check-memory
+  // names the inputs and outputs it counts by them).
+  for (auto [arg, name] : llvm::zip(body.getArguments(), names))
+    if (auto text = dyn_cast_or_null<StringAttr>(name))
+      arg.setLoc(NameLoc::get(text, arg.getLoc()));
   func->setAttr(kNumInputsAttrName, b.getI64IntegerAttr(numInputs));
 }
 

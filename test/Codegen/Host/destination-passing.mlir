@@ -13,7 +13,8 @@
 // CHECK:      bufferization.materialize_in_destination %[[E]] in restrict writable %[[Z]]
 // CHECK:      return{{$}}
 // NONAMES-LABEL: func.func @net
-// NONAMES-SAME: (%{{.+}}: memref<2x4xf32>, %{{.+}}: memref<2x4xf32>, %{{.+}}: memref<4xi32>) {
+// NONAMES-SAME: (%{{.+}}: memref<2x4xf32>, %{{.+}}: memref<2x4xf32>, %{{.+}}: memref<4xi32>)
+// NONAMES-SAME: attributes {kiln.num_inputs = 1 : i64} {
 func.func @net(%x: tensor<2x4xf32> {kiln.name = "x"})
     -> (tensor<2x4xf32> {kiln.name = "y"}, tensor<4xi32> {kiln.name = "z"}) {
   %e = tensor.empty() : tensor<4xi32>

@@ -11,6 +11,7 @@
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Pass/Pass.h"
@@ -29,6 +30,10 @@ inline constexpr llvm::StringLiteral kOutlinedWeightsAttrName =
 /// The alignment of the buffers and globals that passes make before one-shot
 /// bufferization: one-shot bufferization's own.
 inline constexpr int64_t kBufferAlignment = 64;
+
+/// The layer's name in `loc` (the importers' NameLoc, maybe inside a fused
+/// or call-site location), or "".
+std::string getLayerName(Location loc);
 
 #define GEN_PASS_DECL
 #include "kiln/Codegen/Host/Passes.h.inc"

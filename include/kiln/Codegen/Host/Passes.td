@@ -23,10 +23,10 @@ def KilnDestinationPassingPass
     `bufferization.materialize_in_destination`, so one-shot bufferization
     computes results in place in the output buffers.
 
-    With `keep-names` (the default), the output buffers take the results'
-    `kiln.name` attributes and the function gets `kiln.num_inputs`, the
-    number of buffers before the outputs; otherwise all argument and result
-    attributes are dropped.
+    The function gets `kiln.num_inputs`, the number of buffers before the
+    outputs, and each buffer's location takes its name. With `keep-names`
+    (the default), the output buffers also take the results' `kiln.name`
+    attributes; otherwise all argument and result attributes are dropped.
 
     Before:
     ```mlir
@@ -50,7 +50,7 @@ def KilnDestinationPassingPass
   }];
   let options = [
     Option<"keepNames", "keep-names", "bool", /*default=*/"true",
-           "Keep the kiln.name attributes and record kiln.num_inputs">
+           "Keep the kiln.name attributes">
   ];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
@@ -277,6 +277,81 @@ def KilnCheckWorkPass : Pass<"kiln-check-work", "func::FuncOp"> {
     Option<"maxWork", "max-work", "uint64_t", /*default=*/"uint64_t(1) << 46",
            "The most iterations one op may have">
   ];
+}
+
+def KilnCheckMemoryPass : Pass<"kiln-check-memory", "ModuleOp"> {
+  let summary = "Refuse a network function whose buffers exceed the memory budget";
+  let description = [{
+    For the CPU reference (issue 42): the memory a network function holds at
+    once is the bytes of its arguments (inputs, outlined weights, output
+    buffers) plus the peak of its live allocations, followed in program order
+    (`memref.alloc` and `memref.alloca` add their bytes, `memref.dealloc`
+    takes them back, a call adds the peak of its callee for its duration).
+    It runs after the buffers are freed after their last use
+    (`kiln-dealloc-after-last-use`, `bufferization-lower-deallocations`), on
+    every public function with a body, and refuses one that would hold more
+    than `max-memory` bytes before anything is compiled, naming the largest
+    tensors held at the peak: the layer (its location's name) or the input,
+    weight or output, and its bytes. An allocation of dynamic size counts
+    nothing here (the reference's allocator checks it when the code runs).
+
+    ```mlir
+    // kiln-opt --kiln-check-memory="max-memory=1000"
+    func.func @net(%x: memref<64xf32>, %y: memref<64xf32>) attributes {kiln.num_inputs = 1 : i64} {
+      %a = memref.alloc() : memref<256xf32> loc("fc")
+      ...
+      memref.dealloc %a : memref<256xf32>
+    }
+    // error: the CPU reference would hold 1536 bytes at once, more than the
+    // memory budget of 1000 bytes (raise it with --max-memory); the largest:
+    // layer 'fc' (1024 bytes), input 'x' (256 bytes), output 'y' (256 bytes)
+    ```
+  }];
+  let options = [
+    Option<"maxMemory", "max-memory", "uint64_t",
+           /*default=*/"uint64_t(16) << 30",
+           "The most bytes the function may hold at once">
+  ];
+}
+
+def KilnCheckAllocationsPass : Pass<"kiln-check-allocations", "ModuleOp"> {
+  let summary = "Return early from LLVM functions when an allocation fails";
+  let description = [{
+    For the CPU reference (issue 42), on the LLVM dialect: after every call
+    to an allocation function (`malloc`, `aligned_alloc` and MLIR's generic
+    `_mlir_memref_to_llvm_alloc` and `_mlir_memref_to_llvm_aligned_alloc`)
+    the block is split, and a null result branches to a block that returns
+    at once (a zero value when the function has a result), so that generated
+    code never writes through a failed allocation. A call to a function that
+    allocates (directly or through its callees) is followed by the same
+    check of `failed-symbol`, a function `() -> i1` the executor supplies
+    that says whether an allocation failed. The executor's allocator reports
+    the failure and frees what the run left allocated.
+
+    Before:
+    ```mlir
+    %p = llvm.call @_mlir_memref_to_llvm_alloc(%n) : (i64) -> !llvm.ptr
+    llvm.store %v, %p : f32, !llvm.ptr
+    ```
+    After:
+    ```mlir
+    %p = llvm.call @_mlir_memref_to_llvm_alloc(%n) : (i64) -> !llvm.ptr
+    %null = llvm.mlir.zero : !llvm.ptr
+    %failed = llvm.icmp "eq" %p, %null : !llvm.ptr
+    llvm.cond_br %failed, ^return, ^continue
+    ^continue:
+    llvm.store %v, %p : f32, !llvm.ptr
+    ...
+    ^return:
+    llvm.return
+    ```
+  }];
+  let options = [
+    Option<"failedSymbol", "failed-symbol", "std::string",
+           /*default=*/"\"kiln_reference_allocation_failed\"",
+           "The function () -> i1 checked after calls to allocating functions">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def KilnDeallocAfterLastUsePass
