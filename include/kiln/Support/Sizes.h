@@ -23,6 +23,13 @@ namespace mlir::kiln {
 /// The default memory budget: 16 GiB.
 inline constexpr uint64_t kDefaultMemoryBudget = uint64_t(16) << 30;
 
+/// The most bytes a generated tensor (an iota, eye matrix, one-hot code,
+/// window, range, band mask, block index or diagonal mask) may take as a
+/// constant: the importers write a smaller one into the IR once, and build a
+/// larger one from kiln.iota, computed at run time, so it costs neither host
+/// memory at import nor room in the plan.
+inline constexpr uint64_t kMaxGeneratedConstantBytes = uint64_t(64) << 10;
+
 /// The highest rank of a model's tensors, as in TensorRT: loops nested
 /// deeper than this are refused at import, not compiled.
 inline constexpr int64_t kMaxTensorRank = 8;

@@ -5,7 +5,8 @@
 // linalg.transpose; concat, tensor.insert_slice into an empty tensor; slice,
 // tensor.extract_slice (negative strides: a generic reading start + i *
 // stride); pad, tensor.pad (constant) or a gather-style generic (reflect,
-// edge); gather, a generic that reads the data tensor at clamped indices.
+// edge); gather, a generic that reads the data tensor at clamped indices;
+// iota, a generic whose body computes start + step * linalg.index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -267,13 +268,47 @@ struct LowerGatherElements : OpRewritePattern<GatherElementsOp> {
   }
 };
 
+/// result[i] = start + step * i[dimension], in i64 (truncated) or f64
+/// (rounded once): a generic with no inputs, so a large generated tensor is
+/// computed where it is used instead of being stored.
+struct LowerIota : OpRewritePattern<IotaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IotaOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    int64_t dimension = static_cast<int64_t>(op.getDimension());
+    auto floatType = dyn_cast<FloatType>(element);
+    Type wide =
+        floatType ? Type(rewriter.getF64Type()) : Type(rewriter.getI64Type());
+    Value r = gatherGeneric(
+        rewriter, op.getLoc(), type, {}, {},
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> idx, ValueRange) {
+          Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                               idx[dimension]);
+          if (floatType)
+            i = arith::SIToFPOp::create(b, loc, wide, i);
+          Value start = arith::ConstantOp::create(b, loc, op.getStart());
+          Value step = arith::ConstantOp::create(b, loc, op.getStep());
+          Value v = add(b, loc, mul(b, loc, i, step), start);
+          if (element == wide)
+            return v;
+          if (floatType)
+            return Value(arith::TruncFOp::create(b, loc, element, v));
+          return Value(arith::TruncIOp::create(b, loc, element, v));
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::lowering::populateDataMovementPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerConstant, LowerToReshape<ReshapeOp>,
-               LowerToReshape<FlattenOp>, LowerToReshape<SqueezeOp>,
-               LowerToReshape<UnsqueezeOp>, LowerTranspose, LowerConcat,
-               LowerSlice, LowerPad, LowerGather, LowerGatherElements>(
-      patterns.getContext());
+  patterns
+      .add<LowerConstant, LowerToReshape<ReshapeOp>, LowerToReshape<FlattenOp>,
+           LowerToReshape<SqueezeOp>, LowerToReshape<UnsqueezeOp>,
+           LowerTranspose, LowerConcat, LowerSlice, LowerPad, LowerGather,
+           LowerGatherElements, LowerIota>(patterns.getContext());
 }

@@ -159,14 +159,17 @@ FailureOr<Value> AttentionBuilder::maskBias() {
 FailureOr<Value> AttentionBuilder::frontierBias(bool causal, int64_t left,
                                                 int64_t right) {
   int64_t total = s.pastLength + s.kvLength;
-  SmallVector<int64_t> rows, cols;
-  for (int64_t i = 0; i < s.qLength; ++i)
-    rows.push_back(i);
-  for (int64_t j = 0; j < total; ++j)
-    cols.push_back(j);
-  Value keys = nc.i64Constant({1, total}, cols);
-  FailureOr<Value> position = nc.i64Constant({s.qLength, 1}, rows);
   Type i64 = nc.b.getI64Type();
+  FailureOr<Value> keyPositions =
+      nc.ramp("the key positions", RankedTensorType::get({1, total}, i64), 1);
+  FailureOr<Value> position =
+      failed(keyPositions)
+          ? keyPositions
+          : nc.ramp("the query positions",
+                    RankedTensorType::get({s.qLength, 1}, i64), 0);
+  if (failed(position))
+    return failure();
+  Value keys = *keyPositions;
   if (nonpad) {
     FailureOr<Value> offset =
         nc.binary(BinaryKind::Sub, nonpad, scalar(double(s.qLength), i64));

@@ -2,16 +2,17 @@
 //
 // ONNX ops that kiln imports as constants or as short compositions of its
 // own ops, as the ONNX function bodies define them: EyeLike and the
-// Hann/Hamming/Blackman windows (constants: their shapes and sizes are
-// static), Celu, Swish, Mish, SwiGLU, LpNormalization,
-// MeanVarianceNormalization, GroupNormalization, OneHot, QuantizeLinear and
-// DequantizeLinear (per tensor, per axis or blocked; 2- to 16-bit integers,
-// float8 and float4), DynamicQuantizeLinear.
+// Hann/Hamming/Blackman windows (constants up to kMaxGeneratedConstantBytes,
+// larger ones built from kiln.iota and computed at run time), Celu, Swish,
+// Mish, SwiGLU, LpNormalization, MeanVarianceNormalization, GroupNormalization,
+// OneHot, QuantizeLinear and DequantizeLinear (per tensor, per axis or blocked;
+// 2- to 16-bit integers, float8 and float4), DynamicQuantizeLinear.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ImportContext.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -20,29 +21,8 @@ using namespace mlir::kiln::onnx_import;
 
 namespace {
 
-/// A constant of `type` holding `values` (converted to its element type).
-Value constantOf(NodeContext &nc, RankedTensorType type,
-                 ArrayRef<double> values) {
-  Type element = type.getElementType();
-  if (auto f = dyn_cast<FloatType>(element)) {
-    SmallVector<APFloat> v;
-    for (double x : values) {
-      APFloat a(x);
-      bool lost;
-      a.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      v.push_back(a);
-    }
-    return nc.constant(DenseElementsAttr::get(type, v));
-  }
-  unsigned width = element.getIntOrFloatBitWidth();
-  SmallVector<APInt> v;
-  for (double x : values)
-    v.push_back(APInt(width, static_cast<uint64_t>(static_cast<int64_t>(x)),
-                      /*isSigned=*/true, /*implicitTrunc=*/true));
-  return nc.constant(DenseElementsAttr::get(type, v));
-}
-
-/// EyeLike: ones where column - row == k, of dtype (else the input's type).
+/// EyeLike: ones where column - row == k, of dtype (else the input's type);
+/// a large one is (column == row + k), cast, computed at run time.
 LogicalResult eyeLike(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -60,17 +40,31 @@ LogicalResult eyeLike(NodeContext &nc) {
   }
   int64_t k = nc.getInt("k", 0);
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  SmallVector<double> values;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      values.push_back(j - i == k ? 1 : 0);
-  nc.setOutput(
-      0, constantOf(nc, RankedTensorType::get({rows, cols}, element), values));
-  return success();
+  // The comparison's i1 mask takes no more bytes than the output.
+  if (failed(nc.checkOutputBudget(0, {rows, cols}, element)))
+    return failure();
+  auto outType = RankedTensorType::get({rows, cols}, element);
+  if (NodeContext::isSmallGenerated(outType)) {
+    nc.setOutput(0, nc.generatedConstant(outType, [&](int64_t i) {
+      return i % cols - i / cols == k ? 1.0 : 0.0;
+    }));
+    return success();
+  }
+  // k beyond the matrix matches no column; clamp it so that row + k fits.
+  k = std::clamp<int64_t>(k, -rows, cols);
+  Type i64 = nc.b.getI64Type();
+  Value shifted = nc.iota(RankedTensorType::get({rows, 1}, i64), 0, k, 1);
+  Value columns = nc.iota(RankedTensorType::get({1, cols}, i64), 1, 0, 1);
+  FailureOr<Value> on = nc.binary(BinaryKind::Equal, columns, shifted);
+  if (failed(on))
+    return failure();
+  return nc.result(nc.castTo(*on, element));
 }
 
 /// The generalized cosine windows of size N: sum_i (-1)^i a_i cos(2 pi i n /
-/// D), D = N (periodic, the default) or N - 1 (symmetric).
+/// D), D = N (periodic, the default) or N - 1 (symmetric). A large window is
+/// computed at run time, from angles that kiln.iota computes in f64 and
+/// rounds to f32 (f64 for an f64 window).
 template <int kind> LogicalResult window(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -89,13 +83,41 @@ template <int kind> LogicalResult window(NodeContext &nc) {
       {0.5, 0.5, 0}, {25.0 / 46, 21.0 / 46, 0}, {0.42, 0.5, 0.08}};
   const double *a = coefficients[kind];
   double d = nc.getInt("periodic", 1) ? double(n) : double(n - 1);
-  SmallVector<double> values;
-  for (int64_t i = 0; i < n; ++i) {
-    double x = 2 * M_PI * double(i) / d;
-    values.push_back(a[0] - a[1] * std::cos(x) + a[2] * std::cos(2 * x));
+  if (failed(nc.checkOutputBudget(0, {n}, element)))
+    return failure();
+  auto outType = RankedTensorType::get({n}, element);
+  if (NodeContext::isSmallGenerated(outType)) {
+    nc.setOutput(0, nc.generatedConstant(outType, [&](int64_t i) {
+      double x = 2 * M_PI * double(i) / d;
+      return a[0] - a[1] * std::cos(x) + a[2] * std::cos(2 * x);
+    }));
+    return success();
   }
-  nc.setOutput(0, constantOf(nc, RankedTensorType::get({n}, element), values));
-  return success();
+  Type compute = element.isF64() ? element : nc.b.getF32Type();
+  auto computeType = RankedTensorType::get({n}, compute);
+  if (failed(nc.checkBudget("the window's angles", {n}, compute)))
+    return failure();
+  auto cosine = [&](double step) {
+    return nc.create<UnaryOp>(
+        {nc.iota(computeType, 0, 0, step)},
+        {nc.named("kind",
+                  UnaryKindAttr::get(nc.b.getContext(), UnaryKind::Cos))});
+  };
+  auto scalar = RankedTensorType::get({}, compute);
+  FailureOr<Value> c1 = cosine(2 * M_PI / d);
+  FailureOr<Value> w =
+      failed(c1) ? c1 : nc.binary(BinaryKind::Mul, *c1, nc.splat(scalar, a[1]));
+  if (failed(w) ||
+      failed(w = nc.binary(BinaryKind::Sub, nc.splat(scalar, a[0]), *w)))
+    return failure();
+  if (a[2] != 0) {
+    FailureOr<Value> c2 = cosine(4 * M_PI / d);
+    if (failed(c2) ||
+        failed(c2 = nc.binary(BinaryKind::Mul, *c2, nc.splat(scalar, a[2]))) ||
+        failed(w = nc.binary(BinaryKind::Add, *w, *c2)))
+      return failure();
+  }
+  return nc.result(nc.castTo(*w, element));
 }
 
 /// Celu: alpha * elu(x / alpha) = max(0, x) + min(0, alpha (exp(x/alpha) - 1)).
@@ -326,15 +348,18 @@ LogicalResult groupNormalization(NodeContext &nc) {
 }
 
 /// OneHot(indices, depth, values = [off, on]): on where the (wrapped) index
-/// equals the position along the new axis, else off.
+/// equals the position along the new axis, else off. Computed at run time;
+/// the positions are a constant only up to kMaxGeneratedConstantBytes.
 LogicalResult oneHot(NodeContext &nc) {
   if (failed(nc.requireInputs(3)))
     return failure();
   FailureOr<SmallVector<double>> depthValue = nc.floatInput(1);
   if (failed(depthValue))
     return failure();
-  if (depthValue->size() != 1 || (*depthValue)[0] < 1)
+  if (depthValue->size() != 1 || !((*depthValue)[0] >= 1))
     return nc.fail("expects a positive scalar depth");
+  if (!((*depthValue)[0] < 0x1p62))
+    return nc.fail("expects a depth of at most 2^62");
   int64_t depth = static_cast<int64_t>((*depthValue)[0]);
   auto indicesType = nc.inputType(0);
   int64_t rank = indicesType.getRank() + 1;
@@ -344,6 +369,14 @@ LogicalResult oneHot(NodeContext &nc) {
   auto valuesType = nc.inputType(2);
   if (valuesType.getNumElements() != 2)
     return nc.fail("expects 2 values (off, on)");
+  // The output first (then the positions); the i1 comparison takes no more
+  // bytes than the output.
+  SmallVector<int64_t> outShape(indicesType.getShape());
+  outShape.insert(outShape.begin() + *axis, depth);
+  SmallVector<int64_t> iotaShape(rank, 1);
+  iotaShape[*axis] = depth;
+  if (failed(nc.checkOutputBudget(0, outShape, valuesType.getElementType())))
+    return failure();
   // Indices as i64 (they may be floats), negative ones wrapped.
   FailureOr<Value> idx = nc.castTo(nc.input(0), nc.b.getI64Type());
   if (failed(idx))
@@ -365,14 +398,12 @@ LogicalResult oneHot(NodeContext &nc) {
   index = nc.reshape(*index, unsqueezed);
   if (failed(index))
     return failure();
-  SmallVector<int64_t> iotaShape(rank, 1);
-  iotaShape[*axis] = depth;
-  SmallVector<double> iota;
-  for (int64_t i = 0; i < depth; ++i)
-    iota.push_back(double(i));
-  Value positions =
-      constantOf(nc, RankedTensorType::get(iotaShape, nc.b.getI64Type()), iota);
-  FailureOr<Value> hot = nc.binary(BinaryKind::Equal, *index, positions);
+  FailureOr<Value> positions =
+      nc.ramp("the one-hot positions",
+              RankedTensorType::get(iotaShape, nc.b.getI64Type()), *axis);
+  if (failed(positions))
+    return failure();
+  FailureOr<Value> hot = nc.binary(BinaryKind::Equal, *index, *positions);
   FailureOr<Value> flat = failed(hot) ? hot : nc.reshape(nc.input(2), {2});
   if (failed(flat))
     return failure();
@@ -422,7 +453,8 @@ FailureOr<int64_t> quantizationBlockSize(NodeContext &nc) {
 /// A scale or zero point `v` for `x`, made to broadcast against it: a
 /// scalar, a 1-D tensor along `axis`, or (a positive `blockSize`) a
 /// tensor of x's shape but ceil(D / blockSize) along `axis`, whose entries
-/// repeat blockSize times along it (a Gather).
+/// repeat blockSize times along it (a Gather of i / blockSize; a constant up
+/// to kMaxGeneratedConstantBytes, else computed at run time).
 FailureOr<Value> quantizationParameter(NodeContext &nc, Value v,
                                        RankedTensorType x, int64_t axis,
                                        int64_t blockSize) {
@@ -440,10 +472,22 @@ FailureOr<Value> quantizationParameter(NodeContext &nc, Value v,
                    "shape, with ceil(" +
                    Twine(size) + " / block_size " + Twine(blockSize) +
                    ") along axis " + Twine(axis));
-  SmallVector<int64_t> blockOf;
-  for (int64_t i = 0; i < size; ++i)
-    blockOf.push_back(i / blockSize);
-  return nc.create<GatherOp>({v, nc.i64Constant({size}, blockOf)},
+  auto blockType = RankedTensorType::get({size}, nc.b.getI64Type());
+  if (failed(nc.checkBudget("the block indices", {size}, nc.b.getI64Type())))
+    return failure();
+  Value blockOf;
+  if (NodeContext::isSmallGenerated(blockType)) {
+    blockOf = nc.generatedConstant(
+        blockType, [&](int64_t i) { return double(i / blockSize); });
+  } else {
+    FailureOr<Value> q = nc.binary(
+        BinaryKind::Div, nc.iota(blockType, 0, 0, 1),
+        nc.splat(RankedTensorType::get({}, nc.b.getI64Type()), blockSize));
+    if (failed(q))
+      return failure();
+    blockOf = *q;
+  }
+  return nc.create<GatherOp>({v, blockOf},
                              {nc.named("axis", nc.b.getI64IntegerAttr(axis))});
 }
 
@@ -491,6 +535,10 @@ LogicalResult quantizeLinear(NodeContext &nc) {
   if (failed(axis))
     return failure();
   Type f32 = nc.b.getF32Type();
+  // The output, and the f32 values it is computed from.
+  if (failed(nc.checkOutputBudget(0, type.getShape(), out)) ||
+      failed(nc.checkBudget("the f32 values", type.getShape(), f32)))
+    return failure();
   FailureOr<Value> x = nc.castTo(nc.input(0), f32);
   FailureOr<Value> scale =
       failed(x)
@@ -561,6 +609,10 @@ LogicalResult dequantizeLinear(NodeContext &nc) {
   if (failed(axis))
     return failure();
   Type f32 = nc.b.getF32Type();
+  // The output, and the f32 values it is computed from.
+  if (failed(nc.checkOutputBudget(0, type.getShape(), out)) ||
+      failed(nc.checkBudget("the f32 values", type.getShape(), f32)))
+    return failure();
   FailureOr<Value> x = nc.castTo(nc.input(0), f32);
   if (failed(x))
     return failure();

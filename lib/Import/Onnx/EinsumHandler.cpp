@@ -97,14 +97,29 @@ LogicalResult takeDiagonals(NodeContext &nc, Operand &op) {
       maskShape[p] = maskShape[q] = n;
       auto element =
           cast<RankedTensorType>(op.value.getType()).getElementType();
-      SmallVector<Attribute> eye;
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          eye.push_back(isa<FloatType>(element)
-                            ? Attribute(FloatAttr::get(element, i == j))
-                            : Attribute(IntegerAttr::get(element, i == j)));
-      Value mask = nc.constant(DenseElementsAttr::get(
-          RankedTensorType::get(maskShape, element), eye));
+      // The mask is an n x n identity: a constant up to
+      // kMaxGeneratedConstantBytes, else (index p == index q) computed at
+      // run time.
+      if (failed(nc.checkBudget("the diagonal mask", maskShape, element)))
+        return failure();
+      auto maskType = RankedTensorType::get(maskShape, element);
+      Value mask;
+      if (NodeContext::isSmallGenerated(maskType)) {
+        mask = nc.generatedConstant(
+            maskType, [&](int64_t e) { return e / n == e % n ? 1.0 : 0.0; });
+      } else {
+        SmallVector<int64_t> pShape(shape.size(), 1), qShape(shape.size(), 1);
+        pShape[p] = qShape[q] = n;
+        Type i64 = nc.b.getI64Type();
+        FailureOr<Value> eq =
+            nc.binary(BinaryKind::Equal,
+                      nc.iota(RankedTensorType::get(pShape, i64), p, 0, 1),
+                      nc.iota(RankedTensorType::get(qShape, i64), q, 0, 1));
+        FailureOr<Value> cast = failed(eq) ? eq : nc.castTo(*eq, element);
+        if (failed(cast))
+          return failure();
+        mask = *cast;
+      }
       FailureOr<Value> masked = nc.binary(BinaryKind::Mul, op.value, mask);
       if (failed(masked) ||
           failed(masked = sumAxes(nc, *masked, {static_cast<int64_t>(q)})))

@@ -110,6 +110,35 @@ public:
   FailureOr<Value> castTo(Value v, Type element);
   /// An i64 constant of `shape` holding `values`.
   Value i64Constant(ArrayRef<int64_t> shape, ArrayRef<int64_t> values);
+
+  //===--- generated tensors ---===//
+  /// Fails, naming `what`, its shape and the memory budget, when a tensor of
+  /// `shape` and `element` would take more bytes than the budget allows (or
+  /// than 64 bits count). Handlers call it before they build anything that
+  /// large, for their outputs and for their temporaries.
+  LogicalResult checkBudget(const llvm::Twine &what, ArrayRef<int64_t> shape,
+                            Type element);
+  /// checkBudget for output `i`, named as the importer names it.
+  LogicalResult checkOutputBudget(unsigned i, ArrayRef<int64_t> shape,
+                                  Type element);
+  /// Whether a generated tensor of `type` is small enough to be a constant
+  /// (kMaxGeneratedConstantBytes); a larger one is built from iota.
+  static bool isSmallGenerated(RankedTensorType type);
+  /// A constant of `type` whose element `i` (in row-major order) is
+  /// `valueAt(i)`, rounded to nearest even (floats) or truncated from int64
+  /// (integers; i1 tests for non-zero), written once into a raw buffer.
+  /// For tensors that isSmallGenerated accepts.
+  Value generatedConstant(RankedTensorType type,
+                          llvm::function_ref<double(int64_t)> valueAt);
+  /// A kiln.iota of `type`: start + step * index along `dimension`. An
+  /// integer type takes whole `start` and `step` that fit in int64.
+  Value iota(RankedTensorType type, int64_t dimension, double start,
+             double step);
+  /// start + step * index along `dimension`, of `type`: a generated
+  /// constant when isSmallGenerated, else a kiln.iota. Fails, naming `what`,
+  /// when it would break the memory budget.
+  FailureOr<Value> ramp(const llvm::Twine &what, RankedTensorType type,
+                        int64_t dimension, double start = 0, double step = 1);
   NamedAttribute named(llvm::StringRef name, Attribute value) {
     return b.getNamedAttr(name, value);
   }

@@ -677,14 +677,12 @@ LogicalResult hardmax(NodeContext &nc) {
   int64_t n = xType.getDimSize(opAxis);
   SmallVector<int64_t> iotaShape(xType.getRank() - opAxis, 1);
   iotaShape[0] = n;
-  SmallVector<int64_t> positions;
-  for (int64_t i = 0; i < n; ++i)
-    positions.push_back(i);
-  Value iota = nc.constant(DenseElementsAttr::get(
-      RankedTensorType::get(iotaShape, nc.b.getI64Type()),
-      ArrayRef<int64_t>(positions)));
+  FailureOr<Value> iota = nc.ramp(
+      "the positions", RankedTensorType::get(iotaShape, nc.b.getI64Type()), 0);
+  if (failed(iota))
+    return failure();
   FailureOr<Value> hit = nc.create<BinaryOp>(
-      {iota, *best},
+      {*iota, *best},
       {nc.named("kind",
                 BinaryKindAttr::get(nc.b.getContext(), BinaryKind::Equal))});
   if (failed(hit))

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fcntl.h>
 #include <fstream>
 #include <unistd.h>
@@ -72,6 +73,10 @@ public:
   llvm::StringMap<Value> values;
   /// Graph inputs that are function arguments, by name.
   llvm::StringMap<unsigned> argumentIndex;
+  /// Why a value of `type` may not be made (too many bytes for 64 bits, or
+  /// for the memory budget), or "".
+  std::string checkBudget(Type type) const;
+
   /// Messages of the node being imported.
   std::string nodeError;
   bool nodeUnsupported = false;
@@ -100,9 +105,6 @@ private:
       onnx::NodeProto &node, OpBuilder &b,
       llvm::function_ref<LogicalResult(const std::string &, bool)> report);
   LogicalResult importNode(onnx::NodeProto &node, int index, OpBuilder &b);
-  /// Why a value of `type` may not be made (too many bytes for 64 bits, or
-  /// for the memory budget), or "".
-  std::string checkBudget(Type type) const;
   /// Why an attribute of `node` does not have the type its schema declares,
   /// or "".
   std::string checkAttributeTypes(const onnx::NodeProto &node,
@@ -404,6 +406,94 @@ Value NodeContext::i64Constant(ArrayRef<int64_t> shape,
                                ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get(shape, b.getI64Type());
   return constant(DenseElementsAttr::get(type, values));
+}
+
+LogicalResult NodeContext::checkBudget(const Twine &what,
+                                       ArrayRef<int64_t> shape, Type element) {
+  for (int64_t d : shape)
+    if (d < 0)
+      return fail(what + " would have a negative dimension");
+  if (std::string why =
+          graph.checkBudget(RankedTensorType::get(shape, element));
+      !why.empty())
+    return fail(what + " " + why);
+  return success();
+}
+
+LogicalResult NodeContext::checkOutputBudget(unsigned i,
+                                             ArrayRef<int64_t> shape,
+                                             Type element) {
+  std::string name =
+      i < static_cast<unsigned>(node.output_size()) ? node.output(i) : "";
+  return checkBudget("output " + Twine(i) + " '" + name + "'", shape, element);
+}
+
+bool NodeContext::isSmallGenerated(RankedTensorType type) {
+  std::optional<uint64_t> bytes = getByteSize(type);
+  return bytes && *bytes <= kMaxGeneratedConstantBytes;
+}
+
+Value NodeContext::generatedConstant(
+    RankedTensorType type, llvm::function_ref<double(int64_t)> valueAt) {
+  Type element = type.getElementType();
+  int64_t n = type.getNumElements();
+  if (element.isInteger(1)) {
+    // i1 has its own storage; DenseElementsAttr packs it.
+    SmallVector<bool> bits(n);
+    for (int64_t i = 0; i < n; ++i)
+      bits[i] = valueAt(i) != 0;
+    return constant(DenseElementsAttr::get(type, ArrayRef<bool>(bits)));
+  }
+  // Every other element takes whole bytes in a DenseElementsAttr's buffer.
+  size_t width = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  std::vector<char> buffer(static_cast<size_t>(n) * width);
+  auto floatType = dyn_cast<FloatType>(element);
+  for (int64_t i = 0; i < n; ++i) {
+    double x = valueAt(i);
+    uint64_t bits;
+    if (floatType) {
+      APFloat a(x);
+      bool lost;
+      a.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+      bits = a.bitcastToAPInt().getZExtValue();
+    } else {
+      bits = static_cast<uint64_t>(static_cast<int64_t>(x));
+    }
+    // The host's byte order, as DenseElementsAttr keeps it (little endian).
+    std::memcpy(buffer.data() + i * width, &bits, width);
+  }
+  return constant(DenseElementsAttr::getFromRawBuffer(type, buffer));
+}
+
+Value NodeContext::iota(RankedTensorType type, int64_t dimension, double start,
+                        double step) {
+  TypedAttr startAttr, stepAttr;
+  if (isa<FloatType>(type.getElementType())) {
+    startAttr = b.getF64FloatAttr(start);
+    stepAttr = b.getF64FloatAttr(step);
+  } else {
+    startAttr = b.getI64IntegerAttr(static_cast<int64_t>(start));
+    stepAttr = b.getI64IntegerAttr(static_cast<int64_t>(step));
+  }
+  return IotaOp::create(b, loc, type, b.getI64IntegerAttr(dimension), startAttr,
+                        stepAttr);
+}
+
+FailureOr<Value> NodeContext::ramp(const Twine &what, RankedTensorType type,
+                                   int64_t dimension, double start,
+                                   double step) {
+  if (failed(checkBudget(what, type.getShape(), type.getElementType())))
+    return failure();
+  if (!isSmallGenerated(type))
+    return iota(type, dimension, start, step);
+  int64_t inner = 1;
+  for (int64_t d = dimension + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  int64_t extent = type.getDimSize(dimension);
+  return generatedConstant(type, [&](int64_t i) {
+    return start + step * double(i / inner % extent);
+  });
 }
 
 LogicalResult NodeContext::prepare(OperationState &state, ValueRange operands,

@@ -105,11 +105,15 @@ LogicalResult topK(NodeContext &nc) {
   FailureOr<Value> xj = failed(xi) ? xi : unsqueezed(nc, *x, rank - 1);
   if (failed(xj))
     return failure();
-  SmallVector<int64_t> indices;
-  for (int64_t i = 0; i < n; ++i)
-    indices.push_back(i);
-  Value iIdx = nc.i64Constant({n, 1}, indices);
-  Value jIdx = nc.i64Constant({1, n}, indices);
+  Type i64 = nc.b.getI64Type();
+  FailureOr<Value> iIdx =
+      nc.ramp("the row positions", RankedTensorType::get({n, 1}, i64), 0);
+  FailureOr<Value> jIdx = failed(iIdx)
+                              ? iIdx
+                              : nc.ramp("the column positions",
+                                        RankedTensorType::get({1, n}, i64), 1);
+  if (failed(jIdx))
+    return failure();
   // NaN (x != x) counts above every number.
   FailureOr<Value> ni = nc.binary(BinaryKind::Equal, *xi, *xi);
   FailureOr<Value> nj = nc.binary(BinaryKind::Equal, *xj, *xj);
@@ -135,16 +139,16 @@ LogicalResult topK(NodeContext &nc) {
   FailureOr<Value> before =
       logical(nc, BinaryKind::Or, beats,
               logical(nc, BinaryKind::And, ties,
-                      nc.binary(BinaryKind::Less, jIdx, iIdx)));
+                      nc.binary(BinaryKind::Less, *jIdx, *iIdx)));
   FailureOr<Value> count =
       failed(before) ? before : nc.castTo(*before, nc.b.getI64Type());
   FailureOr<Value> ranks = sumOver(nc, count, rank, /*keepDims=*/true);
   // ranks: (..., n, 1) against 0..k-1: which element holds each rank.
+  FailureOr<Value> wanted =
+      failed(ranks) ? ranks
+                    : nc.ramp("the ranks", RankedTensorType::get({k}, i64), 0);
   FailureOr<Value> holds =
-      failed(ranks)
-          ? ranks
-          : nc.binary(BinaryKind::Equal, *ranks,
-                      nc.i64Constant({k}, ArrayRef(indices).take_front(k)));
+      failed(wanted) ? wanted : nc.binary(BinaryKind::Equal, *ranks, *wanted);
   if (failed(holds))
     return failure();
   auto pick = [&](Value from, Type element) -> FailureOr<Value> {
@@ -160,7 +164,7 @@ LogicalResult topK(NodeContext &nc) {
     return failure();
   nc.setOutput(0, *values);
   if (nc.hasOutput(1))
-    return nc.result(pick(iIdx, nc.b.getI64Type()), 1);
+    return nc.result(pick(*iIdx, nc.b.getI64Type()), 1);
   return success();
 }
 

@@ -483,11 +483,14 @@ LogicalResult gatherND(NodeContext &nc) {
   if (b > 0) {
     SmallVector<int64_t> shape(indices.getShape().take_front(b));
     shape.append(q - 1 - b, 1);
-    SmallVector<int64_t> offsets;
-    for (int64_t i = 0; i < batches; ++i)
-      offsets.push_back(i * inner);
-    linear =
-        nc.binary(BinaryKind::Add, *linear, nc.i64Constant(shape, offsets));
+    // Batch i starts at i * inner of the flattened data.
+    FailureOr<Value> offsets =
+        nc.ramp("the batch offsets",
+                RankedTensorType::get({batches}, nc.b.getI64Type()), 0, 0,
+                double(inner));
+    if (failed(offsets) || failed(offsets = nc.reshape(*offsets, shape)))
+      return failure();
+    linear = nc.binary(BinaryKind::Add, *linear, *offsets);
     if (failed(linear))
       return failure();
   }
@@ -556,8 +559,10 @@ LogicalResult expand(NodeContext &nc) {
   return nc.result(nc.create<SelectOp>({cond, nc.input(0), nc.input(0)}));
 }
 
-/// Trilu: x where the (constant) band mask of the last two dimensions holds,
-/// else 0. upper keeps j - i >= k, lower keeps j - i <= k.
+/// Trilu: x where the band mask of the last two dimensions holds, else 0.
+/// upper keeps j - i >= k, lower keeps j - i <= k. The mask is a constant up
+/// to kMaxGeneratedConstantBytes, else computed at run time (j against
+/// i + k).
 LogicalResult trilu(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -576,13 +581,27 @@ LogicalResult trilu(NodeContext &nc) {
   bool upper = nc.getInt("upper", 1) != 0;
   int64_t rows = type.getDimSize(type.getRank() - 2),
           cols = type.getDimSize(type.getRank() - 1);
-  SmallVector<bool> mask;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      mask.push_back(upper ? j - i >= k : j - i <= k);
   auto maskType = RankedTensorType::get({rows, cols}, nc.b.getI1Type());
-  Value cond =
-      nc.constant(DenseElementsAttr::get(maskType, ArrayRef<bool>(mask)));
+  // The mask takes no more bytes than the input.
+  Value cond;
+  if (NodeContext::isSmallGenerated(maskType)) {
+    cond = nc.generatedConstant(maskType, [&](int64_t e) {
+      int64_t i = e / cols, j = e % cols;
+      return (upper ? j - i >= k : j - i <= k) ? 1.0 : 0.0;
+    });
+  } else {
+    // k beyond the matrix keeps all or nothing; clamped, i + k fits.
+    k = std::clamp<int64_t>(k, -rows - 1, cols + 1);
+    Type i64 = nc.b.getI64Type();
+    Value shifted = nc.iota(RankedTensorType::get({rows, 1}, i64), 0, k, 1);
+    Value columns = nc.iota(RankedTensorType::get({1, cols}, i64), 1, 0, 1);
+    FailureOr<Value> c =
+        nc.binary(upper ? BinaryKind::GreaterEqual : BinaryKind::LessEqual,
+                  columns, shifted);
+    if (failed(c))
+      return failure();
+    cond = *c;
+  }
   Value zero = nc.splat(RankedTensorType::get({}, type.getElementType()), 0);
   return nc.result(nc.create<SelectOp>({cond, nc.input(0), zero}));
 }
@@ -617,7 +636,10 @@ LogicalResult tile(NodeContext &nc) {
   return success();
 }
 
-/// Range with constant start, limit and delta folds to a constant.
+/// Range with constant start, limit and delta: a constant up to
+/// kMaxGeneratedConstantBytes, else a kiln.iota computed at run time. The
+/// values are start + i * delta, computed in double (rounded once) for
+/// floats and in int64 for integers.
 LogicalResult range(NodeContext &nc) {
   if (failed(nc.requireInputs(3)))
     return failure();
@@ -634,21 +656,26 @@ LogicalResult range(NodeContext &nc) {
   if (delta == 0)
     return nc.fail("delta is 0");
   double count = std::max(std::ceil((limit - start) / delta), 0.0);
-  if (!(count <= (1 << 24))) // NaN too
-    return nc.fail("the range has too many elements");
+  if (!(count < 0x1p62)) // NaN too
+    return nc.fail("the range has more than 2^62 elements");
   Type element = nc.inputType(0).getElementType();
-  auto type = RankedTensorType::get({static_cast<int64_t>(count)}, element);
-  SmallVector<Attribute> values;
-  for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
-    double x = start + i * delta;
-    if (auto f = dyn_cast<FloatType>(element))
-      values.push_back(FloatAttr::get(f, x));
-    else if (!(std::fabs(x) < 9.2e18))
-      return nc.fail("the range's values do not fit in 64-bit integers");
-    else
-      values.push_back(IntegerAttr::get(element, static_cast<int64_t>(x)));
+  int64_t n = static_cast<int64_t>(count);
+  if (failed(nc.checkOutputBudget(0, {n}, element)))
+    return failure();
+  bool isFloat = isa<FloatType>(element);
+  // Both ends of an integer range fit in int64 (and so every value).
+  if (!isFloat && n > 0 &&
+      (!(std::fabs(start) < 9.2e18) ||
+       !(std::fabs(start + double(n - 1) * delta) < 9.2e18)))
+    return nc.fail("the range's values do not fit in 64-bit integers");
+  auto type = RankedTensorType::get({n}, element);
+  if (NodeContext::isSmallGenerated(type)) {
+    nc.setOutput(0, nc.generatedConstant(type, [&](int64_t i) {
+      return start + double(i) * delta;
+    }));
+    return success();
   }
-  nc.setOutput(0, nc.constant(DenseElementsAttr::get(type, values)));
+  nc.setOutput(0, nc.iota(type, 0, start, delta));
   return success();
 }
 

@@ -297,3 +297,37 @@ func.func @cast_to_int4(%x: tensor<4xf32>) -> tensor<4xi4> {
   %0 = kiln.cast %x : tensor<4xf32> to tensor<4xi4>
   return %0 : tensor<4xi4>
 }
+
+// -----
+
+// iota: a generic with no inputs; start + step * index in i64, truncated.
+// CHECK-LABEL: func.func @iota_int
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(
+// CHECK: %[[J:.+]] = linalg.index 1 : index
+// CHECK: %[[I:.+]] = arith.index_cast %[[J]] : index to i64
+// CHECK-DAG: %[[START:.+]] = arith.constant -2 : i64
+// CHECK-DAG: %[[STEP:.+]] = arith.constant 3 : i64
+// CHECK: %[[M:.+]] = arith.muli %[[I]], %[[STEP]] : i64
+// CHECK: %[[V:.+]] = arith.addi %[[M]], %[[START]] : i64
+// CHECK: arith.trunci %[[V]] : i64 to i32
+func.func @iota_int() -> tensor<4x3xi32> {
+  %0 = kiln.iota {dimension = 1 : i64, start = -2 : i64, step = 3 : i64} : tensor<4x3xi32>
+  return %0 : tensor<4x3xi32>
+}
+
+// -----
+
+// A float iota is computed in f64 and rounded once.
+// CHECK-LABEL: func.func @iota_float
+// CHECK: %[[J:.+]] = linalg.index 0 : index
+// CHECK: %[[I:.+]] = arith.index_cast %[[J]] : index to i64
+// CHECK: %[[F:.+]] = arith.sitofp %[[I]] : i64 to f64
+// CHECK-DAG: %[[START:.+]] = arith.constant 5.000000e-01 : f64
+// CHECK-DAG: %[[STEP:.+]] = arith.constant 2.500000e-01 : f64
+// CHECK: %[[M:.+]] = arith.mulf %[[F]], %[[STEP]] : f64
+// CHECK: %[[V:.+]] = arith.addf %[[M]], %[[START]] : f64
+// CHECK: arith.truncf %[[V]] : f64 to f16
+func.func @iota_float() -> tensor<5xf16> {
+  %0 = kiln.iota {dimension = 0 : i64, start = 0.5 : f64, step = 0.25 : f64} : tensor<5xf16>
+  return %0 : tensor<5xf16>
+}

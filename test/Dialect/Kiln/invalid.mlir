@@ -879,3 +879,35 @@ func.func @plugin_no_result(%x: tensor<2xf32>) {
   kiln.plugin "Sink" (%x) {fields = {}} : (tensor<2xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @iota_dimension() {
+  // expected-error @+1 {{'kiln.iota' op dimension 2 is out of range for a result of rank 2}}
+  %y = kiln.iota {dimension = 2 : i64, start = 0 : i64, step = 1 : i64} : tensor<4x8xi64>
+  return
+}
+
+// -----
+
+func.func @iota_start_type() {
+  // expected-error @+1 {{'kiln.iota' op expects start as 'f64' for a result of 'f32'}}
+  %y = kiln.iota {dimension = 0 : i64, start = 0 : i64, step = 1.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @iota_step_type() {
+  // expected-error @+1 {{'kiln.iota' op expects step as 'i64' for a result of 'i32'}}
+  %y = kiln.iota {dimension = 0 : i64, start = 0 : i64, step = 1 : i32} : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @iota_result_type() {
+  // expected-error @+1 {{'kiln.iota' op result #0 must be statically shaped tensor of}}
+  %y = kiln.iota {dimension = 0 : i64, start = 0 : i64, step = 1 : i64} : tensor<4xi1>
+  return
+}

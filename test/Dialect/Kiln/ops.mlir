@@ -288,3 +288,14 @@ func.func @names(%x: tensor<2xf32> {kiln.name = "input.1"}) -> (tensor<2xf32> {k
     }
   }
 #-}
+
+// CHECK-LABEL: func.func @iota
+func.func @iota() -> (tensor<4x1xi64>, tensor<1024xf32>, tensor<3x2xi32>) {
+  // CHECK: kiln.iota {dimension = 0 : i64, start = -2 : i64, step = 1 : i64} : tensor<4x1xi64>
+  %0 = kiln.iota {dimension = 0 : i64, start = -2 : i64, step = 1 : i64} : tensor<4x1xi64>
+  // CHECK: kiln.iota {dimension = 0 : i64, start = 5.000000e-01 : f64, step = 2.500000e-01 : f64} : tensor<1024xf32>
+  %1 = kiln.iota {dimension = 0 : i64, start = 0.5 : f64, step = 0.25 : f64} : tensor<1024xf32>
+  // CHECK: kiln.iota {dimension = 1 : i64, start = 0 : i64, step = 3 : i64} : tensor<3x2xi32>
+  %2 = kiln.iota {dimension = 1 : i64, start = 0 : i64, step = 3 : i64} : tensor<3x2xi32>
+  return %0, %1, %2 : tensor<4x1xi64>, tensor<1024xf32>, tensor<3x2xi32>
+}

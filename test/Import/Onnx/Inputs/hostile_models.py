@@ -125,6 +125,50 @@ def main(out):
         [helper.make_node("MaxPool", ["x"], ["y"], name="wide_pool",
                           kernel_shape=[30000, 30000], pads=[29999] * 4)],
         [f32("x", [1, 1, 4, 4])], [f32("y", None)]))
+    # Generated tensors (issue 42): each used to be built on the host, value by
+    # value, before the budget was checked. Now the budget is checked first,
+    # and one that fits is computed at run time (kiln.iota), never stored.
+    i64 = TensorProto.INT64
+    def scalar(name, v):
+        return numpy_helper.from_array(np.array(v, dtype=np.int64), name)
+    onoff = numpy_helper.from_array(np.array([0, 1], dtype=np.float32), "onoff")
+    for name, n, depth in (("onehot_2_32", 4, 2**32), ("onehot_2_32_one", 1, 2**32),
+                           ("onehot_2_28", 2, 2**28)):
+        save(out, name, model(
+            [helper.make_node("OneHot", ["i", "depth", "onoff"], ["y"])],
+            [helper.make_tensor_value_info("i", i64, [n])], [f32("y", None)],
+            [scalar("depth", [depth]), onoff]))
+    save(out, "eyelike_65536", model([helper.make_node("EyeLike", ["x"], ["y"])],
+                                     [f32("x", [65536, 65536])], [f32("y", None)]))
+    save(out, "eyelike_65536_f64", model(
+        [helper.make_node("EyeLike", ["x"], ["y"], dtype=TensorProto.DOUBLE)],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [65536, 65536])],
+        [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)]))
+    save(out, "hann_2_30", model([helper.make_node("HannWindow", ["n"], ["y"])],
+                                 [], [f32("y", None)], [scalar("n", 2**30)]))
+    for name, n in (("dequantize_block_2_34", 2**34), ("dequantize_block_2_28", 2**28)):
+        scale = numpy_helper.from_array(np.full([n >> 20], 0.5, dtype=np.float32), "s")
+        save(out, name, model(
+            [helper.make_node("DequantizeLinear", ["x", "s"], ["y"], axis=0,
+                              block_size=2**20)],
+            [helper.make_tensor_value_info("x", TensorProto.INT8, [n])],
+            [f32("y", None)], [scale], opset=21))
+    save(out, "einsum_diagonal", model(
+        [helper.make_node("Einsum", ["x"], ["y"], equation="ii->i")],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [65536, 65536])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, None)]))
+    save(out, "trilu_65536", model(
+        [helper.make_node("Trilu", ["x"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [65536, 65536])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, None)]))
+    for name, limit, dtype in (("range_2_40", 2**40, np.float32),
+                               ("range_2_28", 2**28, np.int64)):
+        ends = [numpy_helper.from_array(np.array(v, dtype=dtype), n)
+                for n, v in (("start", 0), ("limit", limit), ("delta", 1))]
+        save(out, name, model(
+            [helper.make_node("Range", ["start", "limit", "delta"], ["y"])], [],
+            [helper.make_tensor_value_info("y", helper.np_dtype_to_tensor_dtype(
+                np.dtype(dtype)), None)], ends))
     # Text format nested deeper than the binary parser's recursion limit: an If
     # whose branches hold an If ... 5,000 levels down.
     depth = int(os.environ.get("KILN_TEXT_DEPTH", "5000"))

@@ -576,6 +576,33 @@ def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Generated tensors
+//===----------------------------------------------------------------------===//
+
+def Kiln_IotaOp : Kiln_TypedOp<"iota"> {
+  let summary = "a tensor that counts along one dimension";
+  let description = [{
+    `result[i...] = start + step * i[dimension]`: the positions, ramps and
+    angles that eye matrices, one-hot codes, windows, ranges, band masks and
+    block indices are built from (with kiln.binary, kiln.unary, kiln.select
+    and kiln.cast). It is computed where it is used, on the GPU and the CPU
+    reference alike, so a large generated tensor is never a constant in the
+    IR or the plan. An integer result takes `start` and `step` as `i64` and
+    computes in 64-bit integers (then truncates); a float result takes them
+    as `f64`, computes in `f64` and rounds once to its element type.
+
+    ```mlir
+    %rows = kiln.iota {dimension = 0 : i64, start = 0 : i64, step = 1 : i64} : tensor<65536x1xi64>
+    %x = kiln.iota {dimension = 0 : i64, start = 0.0 : f64, step = 0.25 : f64} : tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dimension, TypedAttrInterface:$start,
+                   TypedAttrInterface:$step);
+  let results = (outs StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
 // Shape and data movement
 //===----------------------------------------------------------------------===//
 
