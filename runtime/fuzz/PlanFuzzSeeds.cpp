@@ -26,6 +26,10 @@ std::vector<std::pair<std::string, std::string>> planFuzzSeeds() {
     if (step.kind != Step::Kind::Launch)
       steps.push_back(step);
   noLaunches.steps = steps;
+  for (KernelDesc &k : noLaunches.kernels) {
+    k.params.clear(); // what a writer of format 1.1 wrote
+    k.bounds.clear();
+  }
   plans.emplace_back("no-launches-1.1.kplan", noLaunches);
 
   std::vector<std::pair<std::string, std::string>> seeds;

@@ -240,6 +240,23 @@ TEST_F(CublasLtMatmulTest, RefusesBuffersSmallerThanTheProduct) {
   EXPECT_EQ(engine.status().message(),
             "step 0 (call 'cublaslt.matmul'): cublaslt.matmul: D has 76 "
             "bytes, the product reads or writes 80");
+  // Batches 2^40 elements apart: 2^24 of them span 2^64 elements of A and
+  // of D, a count that wraps to a few bytes in 64 bits. The buffers hold the
+  // first batch only; the check must not wrap with the count.
+  CublasLtMatmulParams huge = smallProduct();
+  huge.batch = (int64_t(1) << 24) + 1;
+  huge.strideA = huge.strideD = int64_t(1) << 40;
+  huge.strideB = 0;
+  auto decoded = decodeCublasLtMatmul(encodeCublasLtMatmul(huge));
+  ASSERT_TRUE(decoded.isOk()) << decoded.status().toString();
+  EXPECT_EQ(decoded->bytesA(), UINT64_MAX);
+  EXPECT_EQ(decoded->bytesD(), UINT64_MAX);
+  EXPECT_EQ(decoded->bytesB(), 120u);
+  engine = load(*rt, matmulPlan(huge, 80));
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_EQ(engine.status().message(),
+            "step 0 (call 'cublaslt.matmul'): cublaslt.matmul: A has 96 "
+            "bytes, the product reads or writes 18446744073709551615");
   // A workspace bigger than its buffer.
   p.workspaceBytes = 512;
   engine = load(*rt, matmulPlan(p, 80));

@@ -12,6 +12,7 @@
 #include "FakeEngine.h"
 #include "PlanTestUtil.h"
 #include "kiln/runtime/Runtime.h"
+#include "plan_generated.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -189,6 +190,40 @@ TEST_F(FakeEngineTest, CorruptPlanIsRefusedBeforeAnythingIsLoaded) {
   EXPECT_THAT(engine.status().message(), HasSubstr("body checksum mismatch"));
   EXPECT_EQ(liveModules(), modules);
   EXPECT_EQ(liveAllocations(), allocations);
+}
+
+// A launch whose element count is larger than its buffers' extents (with
+// valid checksums: what a hostile file holds) would make the stand-in's
+// fake_add_f32 read and write past them. Its kernel's bounds refuse it at
+// load, before any module is loaded or memory allocated; the same plan
+// untampered loads.
+TEST_F(FakeEngineTest, LaunchCountPastItsBuffersIsRefusedAtLoad) {
+  auto rt = runtime();
+  ASSERT_TRUE(rt);
+  auto file = writePlan(addPlan(16, std::vector<float>(16)));
+  ASSERT_TRUE(file.isOk());
+  std::string tampered = *file;
+  auto *manifest = fb::GetMutableManifest(&tampered[64]);
+  auto *launch = const_cast<fb::LaunchStep *>(
+      manifest->mutable_steps()->GetMutableObject(2)->step_as_LaunchStep());
+  ASSERT_NE(launch, nullptr);
+  ASSERT_EQ(launch->args()->Get(3)->bits(), 16u);
+  launch->mutable_args()->GetMutableObject(3)->mutate_bits(64);
+  fixCrcs(tampered);
+  int modules = liveModules(), allocations = liveAllocations();
+  int launches = launchCount();
+  auto engine = (*rt).deserializeEngine(tampered.data(), tampered.size());
+  ASSERT_FALSE(engine.isOk());
+  EXPECT_EQ(engine.status().code(), StatusCode::InvalidPlan);
+  EXPECT_EQ(engine.status().message(),
+            "step 2 (launch 'fake_add_f32') arg 3 (i64) is 64: the kernel may "
+            "touch 256 bytes through arg 0 (0 + 64 x 4), more than its extent "
+            "of 64 bytes (kernel 0 'fake_add_f32' bound 0)");
+  EXPECT_EQ(liveModules(), modules);
+  EXPECT_EQ(liveAllocations(), allocations);
+  EXPECT_EQ(launchCount(), launches);
+  auto untampered = (*rt).deserializeEngine(file->data(), file->size());
+  EXPECT_TRUE(untampered.isOk()) << untampered.status().toString();
 }
 
 TEST_F(FakeEngineTest, PlanWithoutKernelsNeedsNoImage) {
@@ -415,6 +450,9 @@ TEST_F(FakeEngineTest, LaunchParametersArePacked) {
   plan.compatibility.archs = {90};
   plan.tensors = {{"x", DataType::F32, {64}, true}};
   plan.kernels = {kernel("scale", {kPtr, kF32, kI32, kI64})};
+  // Integers that size nothing: any value.
+  plan.kernels[0].bounds = {rangeBound(2, INT32_MIN, INT32_MAX),
+                            rangeBound(3, INT64_MIN, INT64_MAX)};
   plan.images = {image(KernelImage::Format::Cubin, 90, kAddModule)};
   plan.weights = std::string(512, '\1');
   plan.arenaBytes = 1024;

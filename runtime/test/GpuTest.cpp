@@ -137,6 +137,11 @@ PlanContents axpbPlan(int64_t n, const std::vector<float> &w) {
                   {"y", DataType::F32, {n}, false}};
   plan.kernels = {kernel("kiln_test_add_f32", {kPtr, kPtr, kPtr, kI64}),
                   kernel("kiln_test_axpb", {kPtr, kPtr, kF32, kI32, kI64})};
+  // n floats through each pointer; b is any i32.
+  plan.kernels[0].bounds = {countBound(3, 0, 4), countBound(3, 1, 4),
+                            countBound(3, 2, 4)};
+  plan.kernels[1].bounds = {countBound(4, 0, 4), countBound(4, 1, 4),
+                            rangeBound(3, INT32_MIN, INT32_MAX)};
   KernelImage ptx;
   ptx.format = KernelImage::Format::PTX;
   ptx.arch = 80;

@@ -57,7 +57,7 @@ TEST(PlanInfo, PrintsEverything) {
   EXPECT_EQ(result.exitCode, 0) << result.output;
   EXPECT_EQ(result.output, "plan: " + path + " (" +
                                std::to_string(file->size()) +
-                               " bytes, format 1.2)\n"
+                               " bytes, format 1.3)\n"
                                R"(compatibility:
   kiln version: 0.1.0-test
   archs: 80, 90
@@ -76,6 +76,8 @@ tensors: 7
 kernels: 2
   kernel 0: k0_generic tile=[256] threads=[256] stages=1
     params: ptr, ptr, ptr, i32, i64, f32
+    bound: arg3 in 0..8, 16*arg3 <= extent(arg0)
+    bound: arg4 in 0..1099511627776
   kernel 1: k1_reduce
     params: ptr, ptr, ptr
 images: 2
@@ -86,7 +88,7 @@ arena: 4096 bytes
 steps: 9 (3 launch, 3 copy, 2 fill, 1 call)
   step 0: fill arena+0 (512 bytes) with 0xab
   step 1: copy tensor0+0 -> arena+512 (96 bytes)
-  step 2: launch k0_generic grid=(98,2,1) block=(256,1,1) shared=1024 args=6 (arena+512[96,r], weights+16[32,r], tensor4+0[24,w], i32 -7, i64 1099511627776, f32 1.5)
+  step 2: launch k0_generic grid=(98,2,1) block=(256,1,1) shared=1024 args=6 (arena+512[96,r], weights+16[32,r], tensor4+0[24,w], i32 6, i64 1099511627776, f32 1.5)
   step 3: launch k1_reduce grid=(1,1,1) block=(32,4,2) args=3 (tensor3+0[0,w], weights+1000[0,-], tensor1+5[0,r])
   step 4: copy weights+0 -> tensor6+0 (16 bytes)
   step 5: fill tensor5+0 (1 bytes) with 0xff

@@ -7,8 +7,12 @@
 // semantic checks (not only the CRCs) are exercised. Format 1.2's kernel
 // signatures and argument extents: every launch that does not match its
 // kernel, or whose pointers reach outside their spaces or write the weights,
-// is refused. A file of format 1.0 with launches is refused (it has no
-// signatures); one without launches still reads.
+// is refused. Format 1.3's bounds of integer kernel parameters: every
+// launch whose integer would size a loop or an index past its pointers'
+// extents, or outside its range, is refused, and so is every bound that does
+// not name an integer parameter. A file of format 1.0 with launches is
+// refused (it has no signatures); one without launches still reads; a file
+// of 1.2 with a kernel that takes an integer is refused (it has no bounds).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +44,21 @@ Status readError(const std::string &file) {
   auto plan = readPlan(file.data(), file.size());
   EXPECT_FALSE(plan.isOk()) << "readPlan accepted a bad plan";
   return plan.isOk() ? Status() : plan.status();
+}
+
+/// makeFullPlan without its kernel that takes integers (and its launch):
+/// kernels of pointers only, as kiln-compile writes them.
+PlanContents pointerKernelPlan() {
+  PlanContents plan = makeFullPlan();
+  plan.kernels.erase(plan.kernels.begin());
+  std::vector<Step> steps;
+  for (Step step : plan.steps) {
+    if (step.kind == Step::Kind::Launch && step.launch.kernel-- == 0)
+      continue;
+    steps.push_back(step);
+  }
+  plan.steps = steps;
+  return plan;
 }
 
 fb::Manifest *mutableManifest(std::string &file) {
@@ -371,6 +390,84 @@ const BadPlanCase kBadPlans[] = {
      [](PlanContents &p) { p.steps[2].launch.args[5].access = kRead; },
      "step 2 (launch 'k0_generic') arg 5 (f32) has extent 0 and access read, "
      "expected 0 and none"},
+    // Format 1.3: bounds of integer parameters, and launches within them.
+    {"count past a pointer's extent",
+     [](PlanContents &p) { p.steps[2].launch.args[3] = i32Arg(7); },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 7: the kernel may touch "
+     "112 bytes through arg 0 (0 + 7 x 16), more than its extent of 96 bytes "
+     "(kernel 0 'k0_generic' bound 0)"},
+    {"extent shrunk below a count",
+     [](PlanContents &p) { p.steps[2].launch.args[0].extent = 95; },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 6: the kernel may touch 96 "
+     "bytes through arg 0 (0 + 6 x 16), more than its extent of 95 bytes"},
+    {"count above its range",
+     [](PlanContents &p) {
+       p.kernels[0].bounds[0].bytesPerUnit = 1;
+       p.steps[2].launch.args[3] = i32Arg(9);
+     },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 9, expected 0..8 (kernel 0 "
+     "'k0_generic' bound 0)"},
+    {"negative count",
+     [](PlanContents &p) { p.steps[2].launch.args[3] = i32Arg(-1); },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is -1, expected 0..8"},
+    {"i32 read from its low 4 bytes",
+     [](PlanContents &p) { p.steps[2].launch.args[3].bits = 0x1FFFFFFFFull; },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is -1, expected 0..8"},
+    {"i64 one above its range",
+     [](PlanContents &p) {
+       p.steps[2].launch.args[4] = i64Arg((int64_t(1) << 40) + 1);
+     },
+     "step 2 (launch 'k0_generic') arg 4 (i64) is 1099511627777, expected "
+     "0..1099511627776 (kernel 0 'k0_generic' bound 1)"},
+    {"count whose bytes overflow",
+     [](PlanContents &p) {
+       p.kernels[0].bounds[0].bytesPerUnit = uint64_t(1) << 62;
+     },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 6: the kernel may touch "
+     "more than 2^64 bytes through arg 0"},
+    {"base bytes that overflow",
+     [](PlanContents &p) { p.kernels[0].bounds[0].baseBytes = UINT64_MAX; },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 6: the kernel may touch "
+     "more than 2^64 bytes through arg 0"},
+    {"integer parameter without a bound",
+     [](PlanContents &p) { p.kernels[0].bounds.pop_back(); },
+     "kernel 0 'k0_generic' parameter 4 (i64) has no bound: every integer "
+     "parameter says what it may be"},
+    {"bound on a pointer parameter",
+     [](PlanContents &p) { p.kernels[0].bounds[1].param = 0; },
+     "kernel 0 'k0_generic' bound 1 is on parameter 0, expected an i32 or "
+     "i64 parameter of (pointer, pointer, pointer, i32, i64, f32)"},
+    {"bound on an f32 parameter",
+     [](PlanContents &p) { p.kernels[0].bounds[1].param = 5; },
+     "kernel 0 'k0_generic' bound 1 is on parameter 5, expected an i32 or "
+     "i64 parameter"},
+    {"bound on a missing parameter",
+     [](PlanContents &p) { p.kernels[0].bounds[1].param = 6; },
+     "kernel 0 'k0_generic' bound 1 is on parameter 6, expected an i32 or "
+     "i64 parameter"},
+    {"bound on a kernel without parameters",
+     [](PlanContents &p) { p.kernels[1].bounds = {rangeBound(0, 0, 1)}; },
+     "kernel 1 'k1_reduce' bound 0 is on parameter 0, expected an i32 or "
+     "i64 parameter of (pointer, pointer, pointer)"},
+    {"bound through an integer",
+     [](PlanContents &p) { p.kernels[0].bounds[0].pointer = 4; },
+     "kernel 0 'k0_generic' bound 0 (parameter 3) names parameter 4 as its "
+     "pointer, expected a pointer parameter of (pointer, pointer, pointer, "
+     "i32, i64, f32) or none (4294967295)"},
+    {"bound through a missing parameter",
+     [](PlanContents &p) { p.kernels[0].bounds[0].pointer = 6; },
+     "kernel 0 'k0_generic' bound 0 (parameter 3) names parameter 6 as its "
+     "pointer"},
+    {"empty range",
+     [](PlanContents &p) {
+       p.kernels[0].bounds[1].min = 5;
+       p.kernels[0].bounds[1].max = 4;
+     },
+     "kernel 0 'k0_generic' bound 1 (parameter 4) has min 5 > max 4"},
+    {"negative values through a pointer",
+     [](PlanContents &p) { p.kernels[0].bounds[0].min = -1; },
+     "kernel 0 'k0_generic' bound 0 (parameter 3) has min -1 and a pointer, "
+     "expected min >= 0"},
     {"arena of 2^63 bytes",
      [](PlanContents &p) { p.arenaBytes = uint64_t(1) << 63; },
      "the arena is 9223372036854775808 bytes, expected at most "
@@ -485,6 +582,22 @@ TEST(PlanWrite, AcceptsEdgeCases) {
   plan.kernels.push_back(kernel("k2_nothing", {}));
   plan.steps.push_back(launchStep(2, {1, 1, 1}, {1, 1, 1}, {}));
   plan.kernels.push_back(kernel("k3_unlaunched", {kF32, kI64, kI32, kPtr}));
+  // An integer fixed at compile time, and an index into a pointer (one
+  // element past it), each with several bounds.
+  ScalarBound index = countBound(2, 3, 4);
+  index.baseBytes = 4;
+  plan.kernels[3].bounds = {rangeBound(1, 42, 42), index,
+                            rangeBound(2, 0, 1000)};
+  // Counts at the edges of their bounds: none through an untouched pointer,
+  // and a count as the kernel reads it (the low 4 bytes of an i32).
+  plan.steps.push_back(launchStep(0, {1, 1, 1}, {1, 1, 1},
+                                  {pointerArg(arena(96), 0, kNone),
+                                   pointerArg(weights(0), 0, kNone),
+                                   pointerArg(tensor(3, 0), 0, kWrite),
+                                   i32Arg(0), i64Arg(0), f32Arg(0.0f)}));
+  Step upperBits = plan.steps[2];
+  upperBits.launch.args[3].bits = 0xFFFFFFFF00000006ull;
+  plan.steps.push_back(upperBits);
   // A library call without buffers or payload, one whose buffers cover a
   // whole space, alias each other and lie in the weights (what a call writes
   // is its handler's business), and a zero-byte buffer at the end.
@@ -561,18 +674,18 @@ TEST(PlanRead, NewerMajorVersion) {
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 2.0 is newer than this runtime's 1.2"));
+              StartsWith("plan format 2.0 is newer than this runtime's 1.3"));
 }
 
 TEST(PlanRead, NewerMinorVersion) {
   std::string file = writeOrDie(makeSmallPlan());
-  EXPECT_EQ(readLE32(file, 12), 2u); // writers write the current version
-  writeLE32(file, 12, 3);
+  EXPECT_EQ(readLE32(file, 12), 3u); // writers write the current version
+  writeLE32(file, 12, 4);
   fixHeaderCrc(file);
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 1.3 is newer than this runtime's 1.2"));
+              StartsWith("plan format 1.4 is newer than this runtime's 1.3"));
 }
 
 // A file the format 1.0 writer wrote (makeSmallPlan before library calls,
@@ -609,10 +722,12 @@ TEST(PlanRead, OlderFilesWithoutLaunchesStillRead) {
     if (step.kind != Step::Kind::Launch)
       steps.push_back(step);
   plan.steps = steps;
-  for (KernelDesc &k : plan.kernels)
+  for (KernelDesc &k : plan.kernels) {
     k.params.clear(); // what an older writer wrote
+    k.bounds.clear();
+  }
   const std::string current = writeOrDie(plan);
-  for (uint32_t minor : {0u, 1u}) {
+  for (uint32_t minor : {0u, 1u, 2u}) {
     SCOPED_TRACE(minor);
     std::string old = current;
     writeLE32(old, 12, minor);
@@ -627,8 +742,9 @@ TEST(PlanRead, OlderFilesWithoutLaunchesStillRead) {
   writeLE32(old, 12, 1);
   fixHeaderCrc(old);
   EXPECT_TRUE(readPlan(old.data(), old.size()).isOk());
-  // With a launch, the 1.1 file is refused.
-  plan = makeFullPlan();
+  // With a launch, the 1.1 file is refused (its kernels take pointers only:
+  // an integer parameter would be refused first).
+  plan = pointerKernelPlan();
   old = writeOrDie(plan);
   writeLE32(old, 12, 1);
   fixHeaderCrc(old);
@@ -639,6 +755,50 @@ TEST(PlanRead, OlderFilesWithoutLaunchesStillRead) {
                          "recompile it");
 }
 
+// A kernel that takes an integer in a file of format 1.2 or older has no
+// bounds: its launches cannot be checked, and the file is refused, naming the
+// kernel and the parameter. A 1.2 file whose kernels take only pointers
+// (every plan kiln-compile wrote) still reads.
+TEST(PlanRead, Format12FileWithIntegerParametersIsRefused) {
+  std::string file = writeOrDie(makeFullPlan());
+  writeLE32(file, 12, 2);
+  fixHeaderCrc(file);
+  Status s = readError(file);
+  EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
+  EXPECT_EQ(s.message(), "kernel 0 'k0_generic' parameter 3 is i32, and the "
+                         "plan was written by format 1.2, before the bounds "
+                         "of integer parameters (1.3): recompile it");
+  // Even with no launch of it.
+  PlanContents plan = makeFullPlan();
+  plan.kernels.push_back(kernel("k2_unlaunched", {kPtr, kI64}));
+  plan.kernels.back().bounds = {countBound(1, 0, 8)};
+  std::vector<Step> steps;
+  for (const Step &step : plan.steps)
+    if (step.kind != Step::Kind::Launch)
+      steps.push_back(step);
+  plan.steps = steps;
+  plan.kernels[0].params = {kPtr};
+  plan.kernels[0].bounds.clear();
+  file = writeOrDie(plan);
+  writeLE32(file, 12, 2);
+  fixHeaderCrc(file);
+  EXPECT_EQ(readError(file).message(),
+            "kernel 2 'k2_unlaunched' parameter 1 is i64, and the plan was "
+            "written by format 1.2, before the bounds of integer parameters "
+            "(1.3): recompile it");
+}
+
+TEST(PlanRead, Format12FileOfPointerKernelsStillReads) {
+  PlanContents plan = pointerKernelPlan();
+  std::string file = writeOrDie(plan);
+  writeLE32(file, 12, 2);
+  fixHeaderCrc(file);
+  auto read = readPlan(file.data(), file.size());
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  std::string difference;
+  EXPECT_TRUE(plansEqual(plan, *read, difference)) << difference;
+}
+
 TEST(PlanRead, OlderMajorVersion) {
   std::string file = writeOrDie(makeSmallPlan());
   writeLE32(file, 8, 0);
@@ -647,7 +807,7 @@ TEST(PlanRead, OlderMajorVersion) {
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 0.9 is older than this runtime's 1.2, "
+              StartsWith("plan format 0.9 is older than this runtime's 1.3, "
                          "which reads only format 1.x"));
 }
 
@@ -849,6 +1009,12 @@ fb::LaunchStep &launchAt(fb::Manifest &m, uint32_t step) {
 fb::ArgExtent &extentAt(fb::Manifest &m, uint32_t step, uint32_t arg) {
   return *launchAt(m, step).mutable_arg_extents()->GetMutableObject(arg);
 }
+fb::ScalarBound &boundAt(fb::Manifest &m, uint32_t kernel, uint32_t bound) {
+  return *m.mutable_kernels()
+              ->GetMutableObject(kernel)
+              ->mutable_scalar_bounds()
+              ->GetMutableObject(bound);
+}
 fb::CopyStep &copyAt(fb::Manifest &m, uint32_t step) {
   return *const_cast<fb::CopyStep *>(
       m.mutable_steps()->GetMutableObject(step)->step_as_CopyStep());
@@ -985,6 +1151,29 @@ const TamperCase kTamperCases[] = {
            5, static_cast<fb::ArgKind>(9));
      },
      "kernel 0 'k0_generic' parameter 5 has kind 9"},
+    // Format 1.3: a launch's integer against its kernel's bounds.
+    {"launch count raised",
+     [](fb::Manifest &m) {
+       launchAt(m, 2).mutable_args()->GetMutableObject(3)->mutate_bits(7);
+     },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 7: the kernel may touch "
+     "112 bytes through arg 0 (0 + 7 x 16), more than its extent of 96 "
+     "bytes (kernel 0 'k0_generic' bound 0)"},
+    {"bound's max lowered",
+     [](fb::Manifest &m) { boundAt(m, 0, 0).mutate_max(5); },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 6, expected 0..5"},
+    {"bytes per unit raised",
+     [](fb::Manifest &m) { boundAt(m, 0, 0).mutate_bytes_per_unit(17); },
+     "step 2 (launch 'k0_generic') arg 3 (i32) is 6: the kernel may touch "
+     "102 bytes through arg 0"},
+    {"bound moved to a pointer parameter",
+     [](fb::Manifest &m) { boundAt(m, 0, 1).mutate_param(2); },
+     "kernel 0 'k0_generic' bound 1 is on parameter 2, expected an i32 or "
+     "i64 parameter"},
+    {"bound through a float",
+     [](fb::Manifest &m) { boundAt(m, 0, 0).mutate_pointer(5); },
+     "kernel 0 'k0_generic' bound 0 (parameter 3) names parameter 5 as its "
+     "pointer"},
     {"arena of 2^63 bytes",
      [](fb::Manifest &m) {
        ASSERT_TRUE(m.mutate_arena_bytes(uint64_t(1) << 63));

@@ -34,7 +34,29 @@ Address tensor(uint32_t index, uint64_t offset) {
 
 KernelDesc kernel(std::string name, std::vector<KernelArg::Kind> params,
                   std::string tiling) {
-  return {std::move(name), std::move(tiling), std::move(params)};
+  return {std::move(name), std::move(tiling), std::move(params), {}};
+}
+
+ScalarBound countBound(uint32_t param, uint32_t pointer,
+                       uint64_t bytesPerUnit) {
+  ScalarBound bound;
+  bound.param = param;
+  bound.pointer = pointer;
+  bound.bytesPerUnit = bytesPerUnit;
+  return bound;
+}
+ScalarBound rangeBound(uint32_t param, int64_t min, int64_t max) {
+  ScalarBound bound;
+  bound.param = param;
+  bound.min = min;
+  bound.max = max;
+  return bound;
+}
+KernelDesc addKernel(std::string tiling) {
+  KernelDesc k =
+      kernel("fake_add_f32", {kPtr, kPtr, kPtr, kI64}, std::move(tiling));
+  k.bounds = {countBound(3, 0, 4), countBound(3, 1, 4), countBound(3, 2, 4)};
+  return k;
 }
 
 KernelArg pointerArg(Address address, uint64_t extent,
@@ -127,8 +149,7 @@ PlanContents addPlan(int64_t n, const std::vector<float> &w) {
   plan.tensors = {{"a", DataType::F32, {n}, true},
                   {"b", DataType::F32, {n}, true},
                   {"out", DataType::F32, {n}, false}};
-  plan.kernels = {
-      kernel("fake_add_f32", {kPtr, kPtr, kPtr, kI64}, "tile=[256]")};
+  plan.kernels = {addKernel("tile=[256]")};
   plan.images = {image(KernelImage::Format::PTX, 80, kAddModule)};
   plan.weights.assign(reinterpret_cast<const char *>(w.data()),
                       w.size() * sizeof(float));
@@ -209,6 +230,11 @@ PlanContents makeFullPlan() {
   plan.kernels = {kernel("k0_generic", {kPtr, kPtr, kPtr, kI32, kI64, kF32},
                          "tile=[256] threads=[256] stages=1"),
                   kernel("k1_reduce", {kPtr, kPtr, kPtr})};
+  // The i32 counts rows of 16 bytes of x (at most 8, and 6 fill its 96
+  // bytes); the i64 touches no memory, up to 2^40.
+  ScalarBound rows = countBound(3, 0, 16);
+  rows.max = 8;
+  plan.kernels[0].bounds = {rows, rangeBound(4, 0, int64_t(1) << 40)};
 
   KernelImage ptx;
   ptx.format = KernelImage::Format::PTX;
@@ -232,7 +258,7 @@ PlanContents makeFullPlan() {
       launchStep(0, {98, 2, 1}, {256, 1, 1},
                  {pointerArg(arena(512), 96, kRead),
                   pointerArg(weights(16), 32, kRead),
-                  pointerArg(tensor(4, 0), 24, kWrite), i32Arg(-7),
+                  pointerArg(tensor(4, 0), 24, kWrite), i32Arg(6),
                   i64Arg(int64_t(1) << 40), f32Arg(1.5f)},
                  1024),
       // Pointers at the end of their space, one the kernel does not use.
@@ -270,6 +296,7 @@ PlanContents makeSmallPlan() {
   plan.tensors = {in, out};
   plan.kernels = {kernel("k_a", {kPtr, kPtr, kI64}, "tile=[64]"),
                   kernel("k_b", {kPtr, kF32})};
+  plan.kernels[0].bounds = {countBound(2, 0, 4), countBound(2, 1, 4)};
   KernelImage image;
   image.format = KernelImage::Format::PTX;
   image.arch = 80;
@@ -318,11 +345,20 @@ bool plansEqual(const PlanContents &a, const PlanContents &b,
   }
   if (a.kernels.size() != b.kernels.size())
     return differ("kernel count");
-  for (size_t i = 0; i < a.kernels.size(); ++i)
-    if (a.kernels[i].name != b.kernels[i].name ||
-        a.kernels[i].tiling != b.kernels[i].tiling ||
-        a.kernels[i].params != b.kernels[i].params)
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    const KernelDesc &x = a.kernels[i], &y = b.kernels[i];
+    if (x.name != y.name || x.tiling != y.tiling || x.params != y.params ||
+        x.bounds.size() != y.bounds.size())
       return differ("kernel " + std::to_string(i));
+    for (size_t j = 0; j < x.bounds.size(); ++j) {
+      const ScalarBound &u = x.bounds[j], &v = y.bounds[j];
+      if (u.param != v.param || u.min != v.min || u.max != v.max ||
+          u.pointer != v.pointer || u.bytesPerUnit != v.bytesPerUnit ||
+          u.baseBytes != v.baseBytes)
+        return differ("kernel " + std::to_string(i) + " bound " +
+                      std::to_string(j));
+    }
+  }
   if (a.images.size() != b.images.size())
     return differ("image count");
   for (size_t i = 0; i < a.images.size(); ++i)

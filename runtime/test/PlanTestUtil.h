@@ -86,6 +86,14 @@ constexpr KernelArg::Access kReadWrite = KernelArg::Access::ReadWrite;
 KernelDesc kernel(std::string name, std::vector<KernelArg::Kind> params,
                   std::string tiling = "");
 
+/// Scalar bounds (format 1.3): integer parameter `param` counts units of
+/// `bytesPerUnit` bytes through pointer parameter `pointer` (0 <= v and
+/// v * bytesPerUnit <= its extent); or lies in [min, max].
+ScalarBound countBound(uint32_t param, uint32_t pointer, uint64_t bytesPerUnit);
+ScalarBound rangeBound(uint32_t param, int64_t min, int64_t max);
+/// fake_add_f32(a, b, out, n): n floats through each pointer.
+KernelDesc addKernel(std::string tiling = "");
+
 /// An Address, briefly.
 Address arena(uint64_t offset);
 Address weights(uint64_t offset);

@@ -74,6 +74,20 @@ const char *kindName(KernelArg::Kind kind) {
   return "?";
 }
 
+/// "arg3 in 0..8, 16*arg3 <= extent(arg0)" (format 1.3).
+std::string formatBound(const ScalarBound &b) {
+  std::string arg = "arg" + std::to_string(b.param);
+  std::string s =
+      arg + " in " + std::to_string(b.min) + ".." + std::to_string(b.max);
+  if (b.pointer == ScalarBound::kNoPointer)
+    return s;
+  s += ", ";
+  if (b.baseBytes)
+    s += std::to_string(b.baseBytes) + " + ";
+  return s + std::to_string(b.bytesPerUnit) + "*" + arg + " <= extent(arg" +
+         std::to_string(b.pointer) + ")";
+}
+
 std::string formatArg(const KernelArg &arg) {
   switch (arg.kind) {
   case KernelArg::Kind::Pointer:
@@ -231,6 +245,8 @@ void print(const std::string &path, const std::string &bytes,
     for (KernelArg::Kind kind : k.params)
       params += (params.empty() ? "" : ", ") + std::string(kindName(kind));
     std::printf("    params: %s\n", params.empty() ? "none" : params.c_str());
+    for (const ScalarBound &b : k.bounds)
+      std::printf("    bound: %s\n", formatBound(b).c_str());
   }
   std::printf("images: %zu\n", plan.images.size());
   for (size_t i = 0; i < plan.images.size(); ++i) {

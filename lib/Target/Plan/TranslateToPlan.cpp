@@ -185,7 +185,10 @@ LogicalResult PlanTranslator::addKernels() {
             launch->getAttr(KilnGPUDialect::getTileConfigAttrName()))
       llvm::raw_string_ostream(tiling) << config;
     kernelIndex[name] = plan.kernels.size();
-    // Every parameter of a generated kernel is a buffer (bare pointers).
+    // Every parameter of a generated kernel is a buffer (bare pointers):
+    // its loop bounds are constants and every iteration is guarded by the
+    // static iteration count, so neither an argument nor the grid sizes
+    // what it touches, and it needs no scalar bounds (plan format 1.3).
     rt::KernelDesc kernel;
     kernel.name = name.str();
     kernel.tiling = tiling;
@@ -334,7 +337,9 @@ LogicalResult PlanTranslator::visit(Operation &op) {
       auto type = dyn_cast<MemRefType>(arg.getType());
       if (!type)
         return op.emitError("plan: kernel argument of type ")
-               << arg.getType() << " (only buffers)";
+               << arg.getType()
+               << " (only buffers: an integer would need its bounds against "
+                  "the buffers' extents recorded)";
       FailureOr<rt::Address> a = rootAddress(arg, &op);
       std::optional<uint64_t> extent = getExtent(type);
       if (failed(a))

@@ -34,12 +34,20 @@ uint64_t get(const std::string &in, size_t at, size_t bytes) {
   return v;
 }
 
-/// Elements from the first of batch 0 to the last of batch `batch` - 1, for
-/// `rows` rows of `cols` elements `ld` apart, batches `stride` apart.
+/// Bytes from the first element of batch 0 to the last of batch `batch` - 1,
+/// for `rows` rows of `cols` elements `ld` apart, batches `stride` apart,
+/// elements of `type`; UINT64_MAX when that overflows (dimensions and strides
+/// reach 2^40 each), which no buffer holds.
 uint64_t span(int64_t batch, int64_t stride, int64_t rows, int64_t cols,
-              int64_t ld) {
-  return uint64_t(batch - 1) * uint64_t(stride) +
-         uint64_t(rows - 1) * uint64_t(ld) + uint64_t(cols);
+              int64_t ld, DataType type) {
+  uint64_t batches, lines, elements, bytes;
+  if (__builtin_mul_overflow(uint64_t(batch - 1), uint64_t(stride), &batches) ||
+      __builtin_mul_overflow(uint64_t(rows - 1), uint64_t(ld), &lines) ||
+      __builtin_add_overflow(batches, lines, &elements) ||
+      __builtin_add_overflow(elements, uint64_t(cols), &elements) ||
+      __builtin_mul_overflow(elements, uint64_t(dataTypeBytes(type)), &bytes))
+    return UINT64_MAX;
+  return bytes;
 }
 
 Status invalid(const std::string &what) {
@@ -88,15 +96,13 @@ Status decodeAlgorithm(const std::string &payload, size_t at,
 } // namespace
 
 uint64_t CublasLtMatmulParams::bytesA() const {
-  return span(batch, strideA, transA ? k : m, transA ? m : k, lda) *
-         dataTypeBytes(type);
+  return span(batch, strideA, transA ? k : m, transA ? m : k, lda, type);
 }
 uint64_t CublasLtMatmulParams::bytesB() const {
-  return span(batch, strideB, transB ? n : k, transB ? k : n, ldb) *
-         dataTypeBytes(type);
+  return span(batch, strideB, transB ? n : k, transB ? k : n, ldb, type);
 }
 uint64_t CublasLtMatmulParams::bytesD() const {
-  return span(batch, strideD, m, n, ldd) * dataTypeBytes(outType);
+  return span(batch, strideD, m, n, ldd, outType);
 }
 uint64_t CublasLtMatmulParams::bytesBias() const {
   return epilogue == Epilogue::None ? 0 : n * dataTypeBytes(outType);

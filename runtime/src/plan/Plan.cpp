@@ -3,9 +3,11 @@
 // The data types of I/O tensors and the consistency checks every plan passes
 // before it is written (writePlan) and after it is read (readPlan): indices
 // in range, enum values known, launch dimensions the hardware accepts, launch
-// arguments that match their kernel's signature, a callee for every library
-// call, and every address range (a pointer argument's extent included)
-// inside its memory space, with overflow-safe arithmetic.
+// arguments that match their kernel's signature, integer arguments within
+// their kernel's bounds (so that no launch sizes a loop or an index past its
+// pointers' extents), a callee for every library call, and every address
+// range (a pointer argument's extent included) inside its memory space, with
+// overflow-safe arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,6 +169,10 @@ const char *kindName(KernelArg::Kind kind) {
 
 const char *kKnownKinds = "pointer (0), i32 (1), i64 (2) or f32 (3)";
 
+bool isInteger(KernelArg::Kind kind) {
+  return kind == KernelArg::Kind::I32 || kind == KernelArg::Kind::I64;
+}
+
 /// "none", "read", "write", "read-write".
 const char *accessName(KernelArg::Access access) {
   switch (access) {
@@ -265,6 +271,8 @@ private:
                       "' parameter " + std::to_string(p) + " has kind " +
                       std::to_string(static_cast<int>(k.params[p])) +
                       ", expected " + kKnownKinds);
+      if (Status s = checkBounds(i, k); !s)
+        return s;
     }
     if (!plan_.kernels.empty() && plan_.images.empty())
       return fail("the plan has " + std::to_string(plan_.kernels.size()) +
@@ -302,6 +310,86 @@ private:
                     std::to_string(i) + " are both " +
                     imageArchName(image.format, image.arch) + " " +
                     formatName(image.format));
+    }
+    return Status::ok();
+  }
+
+  /// Each bound of kernel `index` names an integer parameter and a pointer
+  /// parameter or none, with a non-empty range (of values >= 0 with a
+  /// pointer), and every integer parameter has a bound (format 1.3).
+  Status checkBounds(size_t index, const KernelDesc &k) const {
+    std::string kernel =
+        "kernel " + std::to_string(index) + " '" + k.name + "'";
+    std::vector<bool> bounded(k.params.size(), false);
+    for (size_t b = 0; b < k.bounds.size(); ++b) {
+      const ScalarBound &bound = k.bounds[b];
+      std::string where = kernel + " bound " + std::to_string(b);
+      if (bound.param >= k.params.size() || !isInteger(k.params[bound.param]))
+        return fail(where + " is on parameter " + std::to_string(bound.param) +
+                    ", expected an i32 or i64 parameter of " +
+                    formatSignature(k.params));
+      where += " (parameter " + std::to_string(bound.param) + ")";
+      if (bound.min > bound.max)
+        return fail(where + " has min " + std::to_string(bound.min) +
+                    " > max " + std::to_string(bound.max));
+      if (bound.pointer != ScalarBound::kNoPointer) {
+        if (bound.pointer >= k.params.size() ||
+            k.params[bound.pointer] != KernelArg::Kind::Pointer)
+          return fail(where + " names parameter " +
+                      std::to_string(bound.pointer) +
+                      " as its pointer, expected a pointer parameter of " +
+                      formatSignature(k.params) + " or none (" +
+                      std::to_string(ScalarBound::kNoPointer) + ")");
+        if (bound.min < 0)
+          return fail(where + " has min " + std::to_string(bound.min) +
+                      " and a pointer, expected min >= 0");
+      }
+      bounded[bound.param] = true;
+    }
+    for (size_t p = 0; p < k.params.size(); ++p)
+      if (isInteger(k.params[p]) && !bounded[p])
+        return fail(kernel + " parameter " + std::to_string(p) + " (" +
+                    kindName(k.params[p]) +
+                    ") has no bound: every integer parameter says what it "
+                    "may be, so that a launch cannot size a loop or an "
+                    "index past its buffers");
+    return Status::ok();
+  }
+
+  /// Every launch's integer arguments within their kernel's bounds (the
+  /// arguments already match the signature and the bounds the parameters).
+  Status checkScalarArgs(const std::string &where, const LaunchStep &l,
+                         const KernelDesc &kernel) const {
+    for (size_t b = 0; b < kernel.bounds.size(); ++b) {
+      const ScalarBound &bound = kernel.bounds[b];
+      const KernelArg &arg = l.args[bound.param];
+      // What the kernel reads: the low 4 bytes of an i32.
+      int64_t v = arg.kind == KernelArg::Kind::I32
+                      ? int64_t(static_cast<int32_t>(arg.bits))
+                      : static_cast<int64_t>(arg.bits);
+      std::string what = where + " arg " + std::to_string(bound.param) + " (" +
+                         kindName(arg.kind) + ") is " + std::to_string(v);
+      std::string rule = "kernel " + std::to_string(l.kernel) + " '" +
+                         kernel.name + "' bound " + std::to_string(b);
+      if (v < bound.min || v > bound.max)
+        return fail(what + ", expected " + std::to_string(bound.min) + ".." +
+                    std::to_string(bound.max) + " (" + rule + ")");
+      if (bound.pointer == ScalarBound::kNoPointer)
+        continue;
+      // v >= min >= 0 here.
+      uint64_t extent = l.args[bound.pointer].extent, bytes;
+      bool overflow =
+          __builtin_mul_overflow(uint64_t(v), bound.bytesPerUnit, &bytes) ||
+          __builtin_add_overflow(bytes, bound.baseBytes, &bytes);
+      if (overflow || bytes > extent)
+        return fail(
+            what + ": the kernel may touch " +
+            (overflow ? std::string("more than 2^64") : std::to_string(bytes)) +
+            " bytes through arg " + std::to_string(bound.pointer) + " (" +
+            std::to_string(bound.baseBytes) + " + " + std::to_string(v) +
+            " x " + std::to_string(bound.bytesPerUnit) +
+            "), more than its extent of " + std::to_string(extent) +
+            " bytes (" + rule + ")");
     }
     return Status::ok();
   }
@@ -480,7 +568,7 @@ private:
       if (Status s = checkArg(where + " arg " + std::to_string(i), l.args[i]);
           !s)
         return s;
-    return Status::ok();
+    return checkScalarArgs(where, l, kernel);
   }
 
   /// An immediate has no extent or access; a pointer's extent lies inside

@@ -423,15 +423,49 @@ Status convert(const fb::Manifest &m, const unsigned char *bytes,
     if (!budget.take(kernels->size(), sizeof(KernelDesc)))
       return overBudget();
     plan.kernels.reserve(kernels->size());
-    for (const fb::Kernel *k : *kernels) {
+    for (uint32_t i = 0; i < kernels->size(); ++i) {
+      const fb::Kernel *k = kernels->Get(i);
       const auto *params = k->params();
+      const auto *bounds = k->scalar_bounds();
       if (!text(k->name()) || !text(k->tiling()) ||
-          !budget.take(params ? params->size() : 0))
+          !budget.take(params ? params->size() : 0) ||
+          !budget.take(bounds ? bounds->size() : 0, sizeof(ScalarBound)))
         return overBudget();
-      KernelDesc desc{str(k->name()), str(k->tiling()), {}};
+      KernelDesc desc{str(k->name()), str(k->tiling()), {}, {}};
       if (params)
         for (fb::ArgKind kind : *params)
           desc.params.push_back(static_cast<KernelArg::Kind>(kind));
+      std::string where =
+          "kernel " + std::to_string(i) + " '" + desc.name + "'";
+      // Before 1.3 an integer parameter has no bounds: its launches could
+      // not be checked.
+      for (size_t p = 0; p < desc.params.size() && minorVersion < 3; ++p)
+        if (desc.params[p] == KernelArg::Kind::I32 ||
+            desc.params[p] == KernelArg::Kind::I64)
+          return Status(
+              StatusCode::UnsupportedPlan,
+              where + " parameter " + std::to_string(p) + " is " +
+                  (desc.params[p] == KernelArg::Kind::I32 ? "i32" : "i64") +
+                  ", and the plan was written by format 1." +
+                  std::to_string(minorVersion) +
+                  ", before the bounds of integer parameters (1.3): "
+                  "recompile it");
+      if (bounds && bounds->size()) {
+        if (!isAligned(bounds->Data(), alignof(fb::ScalarBound)))
+          return invalid(where +
+                         ": the manifest's scalar bound vector is misaligned");
+        desc.bounds.reserve(bounds->size());
+        for (const fb::ScalarBound *b : *bounds) {
+          ScalarBound bound;
+          bound.param = b->param();
+          bound.pointer = b->pointer();
+          bound.min = b->min();
+          bound.max = b->max();
+          bound.bytesPerUnit = b->bytes_per_unit();
+          bound.baseBytes = b->base_bytes();
+          desc.bounds.push_back(bound);
+        }
+      }
       plan.kernels.push_back(std::move(desc));
     }
   }

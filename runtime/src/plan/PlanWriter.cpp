@@ -47,7 +47,8 @@ uint64_t estimateManifestBytes(const PlanContents &plan) {
   for (const TensorDesc &t : plan.tensors)
     bytes += 96 + t.name.size() + 8 * t.shape.size();
   for (const KernelDesc &k : plan.kernels)
-    bytes += 64 + k.name.size() + k.tiling.size() + k.params.size();
+    bytes += 64 + k.name.size() + k.tiling.size() + k.params.size() +
+             48 * k.bounds.size();
   for (const Step &s : plan.steps)
     bytes += 160 + 64 * s.launch.args.size() + 64 +
              s.libraryCall.callee.size() + 40 * s.libraryCall.buffers.size() +
@@ -136,9 +137,14 @@ void buildManifest(flatbuffers::FlatBufferBuilder &b, const PlanContents &plan,
     params.reserve(k.params.size());
     for (KernelArg::Kind kind : k.params)
       params.push_back(static_cast<fb::ArgKind>(kind));
-    kernels.push_back(fb::CreateKernel(b, b.CreateString(k.name),
-                                       b.CreateString(k.tiling),
-                                       b.CreateVector(params)));
+    std::vector<fb::ScalarBound> bounds;
+    bounds.reserve(k.bounds.size());
+    for (const ScalarBound &bound : k.bounds)
+      bounds.emplace_back(bound.param, bound.pointer, bound.min, bound.max,
+                          bound.bytesPerUnit, bound.baseBytes);
+    kernels.push_back(fb::CreateKernel(
+        b, b.CreateString(k.name), b.CreateString(k.tiling),
+        b.CreateVector(params), b.CreateVectorOfStructs(bounds)));
   }
 
   std::vector<flatbuffers::Offset<fb::Image>> images;

@@ -49,9 +49,7 @@ std::string addPlanBytes(int64_t n) {
   plan.tensors = {{"a", DataType::F32, {n}, true},
                   {"b", DataType::F32, {n}, true},
                   {"out", DataType::F32, {n}, false}};
-  plan.kernels = {
-      rt::test::kernel("fake_add_f32", {rt::test::kPtr, rt::test::kPtr,
-                                        rt::test::kPtr, rt::test::kI64})};
+  plan.kernels = {rt::test::addKernel()};
   plan.images = {{rt::KernelImage::Format::PTX, 80,
                   "// kiln-fake-module\n.entry fake_add_f32(p,p,p,i64)\n"}};
   uint32_t blocks = static_cast<uint32_t>((n + 255) / 256);

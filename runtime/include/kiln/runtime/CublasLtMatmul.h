@@ -78,7 +78,8 @@ struct CublasLtMatmulParams {
   /// The algorithm to run; none: cuBLASLt's heuristic chooses at load.
   std::optional<CublasLtAlgorithm> algorithm;
 
-  /// The bytes of A, B and D a call touches (from the first element).
+  /// The bytes of A, B and D a call touches (from the first element);
+  /// UINT64_MAX when that count overflows, so that no buffer is enough.
   uint64_t bytesA() const;
   uint64_t bytesB() const;
   uint64_t bytesD() const;

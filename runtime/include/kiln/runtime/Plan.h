@@ -172,6 +172,31 @@ struct Step {
   LibraryCallStep libraryCall; // Kind::LibraryCall
 };
 
+/// What the value of an integer parameter (I32 or I64) of a kernel may be,
+/// when it sizes a loop or an index (format 1.3). Every launch's value v of
+/// parameter `param`, read as a signed integer of its kind, satisfies
+/// `min <= v <= max`; and when `pointer` names a pointer parameter,
+/// `baseBytes + v * bytesPerUnit <= extent` of that launch's argument
+/// `pointer` (then `min >= 0`). "n floats through p" is {n, min 0, pointer p,
+/// 4 bytes per unit}; "index i of p" is {i, min 0, pointer p, element bytes
+/// per unit, plus one element}; a value fixed at compile time is min = max;
+/// an integer that touches no memory says so with the whole range.
+struct ScalarBound {
+  /// `pointer` when the bound is a range only.
+  static constexpr uint32_t kNoPointer = 0xFFFFFFFFu;
+  /// The integer parameter it bounds.
+  uint32_t param = 0;
+  int64_t min = 0;
+  int64_t max = INT64_MAX;
+  /// A pointer parameter whose argument's extent bounds the value, or
+  /// kNoPointer.
+  uint32_t pointer = kNoPointer;
+  /// The bytes the kernel may touch through `pointer` per unit of the value,
+  /// and beyond them.
+  uint64_t bytesPerUnit = 0;
+  uint64_t baseBytes = 0;
+};
+
 /// A kernel: an entry point found by name in the module of every image.
 struct KernelDesc {
   std::string name;
@@ -181,6 +206,11 @@ struct KernelDesc {
   /// Its signature: the kind of each parameter, in order (format 1.2). Every
   /// launch of the kernel passes exactly these.
   std::vector<KernelArg::Kind> params;
+  /// What each integer parameter may be (format 1.3): at least one bound for
+  /// every I32 and I64 parameter, which every launch's arguments satisfy.
+  /// The kernel touches no more than its pointers' extents for any values
+  /// within its bounds: the compiler's guarantee, as the extents are.
+  std::vector<ScalarBound> bounds;
 };
 
 /// Code for one architecture: all kernels in one module.
@@ -226,9 +256,11 @@ struct PlanContents {
 /// The current file format version. A reader accepts the same major version
 /// and any minor version up to its own. 1.1 added library-call steps, 1.2
 /// kernel signatures and argument extents (a file of 1.0 or 1.1 with launch
-/// steps is refused: it cannot be checked).
+/// steps is refused: it cannot be checked), 1.3 the bounds of integer
+/// kernel parameters (a file of 1.2 or older with a kernel that takes an
+/// integer is refused for the same reason).
 constexpr uint32_t kPlanFormatMajor = 1;
-constexpr uint32_t kPlanFormatMinor = 2;
+constexpr uint32_t kPlanFormatMinor = 3;
 /// Sections (kernel images, weights) start at multiples of this.
 constexpr uint64_t kPlanSectionAlignment = 256;
 /// The largest arena a plan may ask for (1 TiB).
@@ -242,7 +274,9 @@ constexpr uint32_t kMaxSharedMemoryBytes = 232448;
 /// launch dimensions every device accepts (grid and block >= 1, at most 1024
 /// threads a block, at most kMaxSharedMemoryBytes of shared memory), an arena
 /// of at most kMaxArenaBytes, every launch's arguments matching its kernel's
-/// params in number and kind, every address range inside its memory space
+/// params in number and kind, every integer kernel parameter bounded and
+/// every launch's integer arguments within their kernel's bounds (format
+/// 1.3), every address range inside its memory space
 /// (for a pointer argument, its extent from its address), nothing but library
 /// calls writing the weights, a callee for every library call, and every
 /// image's arch listed in compatibility.archs. (What a library call writes is
@@ -257,10 +291,12 @@ StatusOr<std::string> writePlan(const PlanContents &plan);
 /// Parses and verifies the bytes of a plan file without touching the GPU:
 /// magic, format version, sizes, checksums, the manifest (FlatBuffers
 /// verifier) and the consistency of every step (kernel and tensor indices in
-/// range, every address range inside its space). Errors are
-/// InvalidPlan/UnsupportedPlan statuses that say what was expected and what
-/// was found; UnsupportedPlan for a newer format, and for a file of format
-/// 1.0 or 1.1 with launch steps (it has no kernel signatures: recompile it).
+/// range, every address range inside its space, every integer argument
+/// within its kernel's bounds). Errors are InvalidPlan/UnsupportedPlan
+/// statuses that say what was expected and what was found; UnsupportedPlan
+/// for a newer format, for a file of format 1.0 or 1.1 with launch steps (it
+/// has no kernel signatures: recompile it) and for a file of 1.2 or older
+/// with a kernel that takes an integer (it has no bounds for it).
 StatusOr<PlanContents> readPlan(const void *data, std::size_t size);
 
 } // namespace kiln::rt
