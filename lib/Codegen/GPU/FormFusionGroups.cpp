@@ -48,6 +48,9 @@ static constexpr int64_t kMaxOpsReduced = 3;
 /// kernel of 256 arithmetic ops per element is bound by arithmetic, not
 /// by memory: one more kernel costs one more read and write of the tensor.
 static constexpr int64_t kMaxFusedOps = 256;
+/// Sweeps of elementwise fusion over the function (applyPatternsGreedily's
+/// default number of iterations).
+static constexpr int kMaxFusionSweeps = 10;
 
 /// The linalg op directly in `block` that defines `v`, if any.
 /// Whether `op` is to be a library call (kiln-gpu-select-library-calls):
@@ -401,16 +404,28 @@ LogicalResult FormFusionGroups::fuseElementwise() {
         return !isLibraryCall(operand->getOwner()) &&
                !isLibraryCall(operand->get().getDefiningOp());
       });
-  // The function's ops but its terminator, and the ops the patterns make:
-  // a return of n results, refolded (every operand matched against a
-  // constant) each time one of its producers changes, costs n^2.
-  SmallVector<Operation *> ops;
-  for (Block &block : getOperation().getBody())
-    for (Operation &op : block.without_terminator())
-      ops.push_back(&op);
+  // As applyPatternsGreedily on the function (sweeps over all of its ops,
+  // nested ones too, until one changes nothing), but without its
+  // terminator: a return of n results, refolded (every operand matched
+  // against a constant) each time one of its producers changes, costs n^2.
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  func::FuncOp func = getOperation();
+  Operation *terminator = func.getBody().front().getTerminator();
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  return applyOpPatternsGreedily(ops, std::move(patterns), config);
+  for (int sweep = 0; sweep < kMaxFusionSweeps; ++sweep) {
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) {
+      if (op != func && op != terminator)
+        ops.push_back(op);
+    });
+    bool changed = false;
+    if (failed(applyOpPatternsGreedily(ops, frozen, config, &changed)))
+      return failure();
+    if (!changed)
+      return success();
+  }
+  return failure();
 }
 
 /// Tiles `root` and fuses its group into the loop; adds the ops it erases
