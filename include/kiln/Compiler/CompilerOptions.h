@@ -51,9 +51,8 @@ struct CompilerOptions {
   /// (--max-memory; the default is 16 GiB).
   uint64_t maxMemoryBytes = kDefaultMemoryBudget;
   /// The work budget of the CPU reference: no layer (linalg op) may have
-  /// more iterations (kiln-check-work, --max-work; 2^46, about 7e13, far
-  /// above any real model's largest layer).
-  uint64_t maxWork = uint64_t(1) << 46;
+  /// more iterations (kiln-check-work, --max-work; kDefaultMaxWork).
+  uint64_t maxWork = kDefaultMaxWork;
   /// Measure the candidate cuBLASLt algorithms of every matrix product on
   /// this machine's GPU (device 0) and record the fastest in the plan
   /// (kiln/runtime/Tactics.h): tactic selection, as TensorRT's builder does.

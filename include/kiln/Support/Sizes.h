@@ -34,6 +34,13 @@ inline constexpr uint64_t kMaxGeneratedConstantBytes = uint64_t(64) << 10;
 /// deeper than this are refused at import, not compiled.
 inline constexpr int64_t kMaxTensorRank = 8;
 
+/// The default work budget of the CPU reference (--max-work): the most
+/// iterations one layer may have, 2^36 (about 6.9e10, a 4096 x 4096 x 4096
+/// matrix product). The reference runs about 10^9 iterations a second, so a
+/// layer it accepts by default runs in about a minute at most; a layer of a
+/// real model at batch 1 has well under 10^10.
+inline constexpr uint64_t kDefaultMaxWork = uint64_t(1) << 36;
+
 /// Bytes of one element in memory (i1 takes a byte, sub-byte types round
 /// up).
 inline uint64_t getElementByteSize(Type element) {

@@ -9,6 +9,7 @@
 #define KILN_CODEGEN_HOST_PASSES_H
 
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
+#include "kiln/Support/Sizes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -274,7 +274,7 @@ def KilnCheckWorkPass : Pass<"kiln-check-work", "func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"maxWork", "max-work", "uint64_t", /*default=*/"uint64_t(1) << 46",
+    Option<"maxWork", "max-work", "uint64_t", /*default=*/"::mlir::kiln::kDefaultMaxWork",
            "The most iterations one op may have">
   ];
 }
