@@ -92,6 +92,9 @@ void mlir::kiln::buildPhasePipeline(OpPassManager &pm, Phase phase,
     buildLinalgPipeline(pm, kernels.cublasLt && kernels.convProducts
                                 ? kernels.cublasLtMinFlops
                                 : -1);
+    // A layer whose work is absurd for its data is worth a look (the
+    // reference refuses it by its work budget instead).
+    pm.addNestedPass<func::FuncOp>(createKilnWarnAbsurdWorkPass());
     // Before fusion, which leaves the chosen products alone.
     if (kernels.cublasLt) {
       KilnGpuSelectLibraryCallsPassOptions select;

@@ -2,7 +2,9 @@
 //
 // kiln-check-work: a linalg op whose iteration space has more points than
 // the work budget is refused at its location, before the CPU reference
-// compiles or runs anything (see Passes.td).
+// compiles or runs anything. kiln-warn-absurd-work: on the GPU path, a
+// warning for an op whose work is absurd for the elements it touches. Both
+// count the work the same way (countIterations; see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <optional>
@@ -17,17 +20,14 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNCHECKWORKPASS
+#define GEN_PASS_DEF_KILNWARNABSURDWORKPASS
 #include "kiln/Codegen/Host/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;
 using namespace mlir::kiln;
 
-namespace {
-
-/// The points of `op`'s iteration space; nullopt when they overflow 64
-/// bits. Dynamic ranges count as 1 (they are bounded elsewhere).
-std::optional<uint64_t> countIterations(linalg::LinalgOp op) {
+std::optional<uint64_t> mlir::kiln::countIterations(linalg::LinalgOp op) {
   uint64_t points = 1;
   for (int64_t range : op.getStaticLoopRanges()) {
     if (ShapedType::isDynamic(range) || range < 0)
@@ -40,6 +40,59 @@ std::optional<uint64_t> countIterations(linalg::LinalgOp op) {
   return points;
 }
 
+/// The elements of `value`: 1 for a scalar, a dynamic dimension as 1.
+static uint64_t countElements(Value value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasRank())
+    return 1;
+  uint64_t count = 1;
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d) && d >= 0)
+      count = llvm::SaturatingMultiply(count, uint64_t(d));
+  return count;
+}
+
+uint64_t mlir::kiln::countElementsAccessed(linalg::LinalgOp op) {
+  uint64_t elements = 0;
+  for (OpOperand &operand : op->getOpOperands())
+    if (op.isDpsInit(&operand) || op.payloadUsesValueFromOperand(&operand))
+      elements = llvm::SaturatingAdd(elements, countElements(operand.get()));
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  for (Value value : above)
+    if (isa<ShapedType>(value.getType()))
+      elements = llvm::SaturatingAdd(elements, countElements(value));
+  return elements;
+}
+
+bool mlir::kiln::isAbsurdWork(std::optional<uint64_t> work, uint64_t elements) {
+  if (!work)
+    return true;
+  return *work > kAbsurdWorkTotal &&
+         *work > llvm::SaturatingMultiply(std::max<uint64_t>(elements, 1),
+                                          kAbsurdWorkPerElement);
+}
+
+namespace {
+
+/// Starts "layer 'name' work of N operations" at `op`'s location.
+InFlightDiagnostic emitWork(linalg::LinalgOp op, std::optional<uint64_t> work,
+                            DiagnosticSeverity severity) {
+  std::string name = getLayerName(op->getLoc());
+  InFlightDiagnostic diag = severity == DiagnosticSeverity::Error
+                                ? op->emitError("layer ")
+                                : op->emitWarning("layer ");
+  if (!name.empty())
+    diag << "'" << name << "' ";
+  diag << "work of ";
+  if (work)
+    diag << *work;
+  else
+    diag << "more than 2^64";
+  diag << " operations";
+  return diag;
+}
+
 struct CheckWork : kiln::impl::KilnCheckWorkPassBase<CheckWork> {
   using Base::Base;
   void runOnOperation() override {
@@ -47,21 +100,35 @@ struct CheckWork : kiln::impl::KilnCheckWorkPassBase<CheckWork> {
       std::optional<uint64_t> points = countIterations(op);
       if (points && *points <= static_cast<uint64_t>(maxWork))
         return WalkResult::advance();
-      std::string name = getLayerName(op->getLoc());
-      InFlightDiagnostic diag = op->emitError("layer ");
-      if (!name.empty())
-        diag << "'" << name << "' ";
-      diag << "work of ";
-      if (points)
-        diag << *points;
-      else
-        diag << "more than 2^64";
-      diag << " operations is more than the work budget of "
-           << static_cast<uint64_t>(maxWork) << " (raise it with --max-work)";
+      emitWork(op, points, DiagnosticSeverity::Error)
+          << " is more than the work budget of "
+          << static_cast<uint64_t>(maxWork) << " (raise it with --max-work)";
       return WalkResult::interrupt();
     });
     if (result.wasInterrupted())
       signalPassFailure();
+  }
+};
+
+struct WarnAbsurdWork : kiln::impl::KilnWarnAbsurdWorkPassBase<WarnAbsurdWork> {
+  void runOnOperation() override {
+    // One warning a layer (an average pool is two ops: sums and divisors).
+    DenseSet<Location> warned;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      std::optional<uint64_t> work = countIterations(op);
+      uint64_t elements = countElementsAccessed(op);
+      if (!isAbsurdWork(work, elements) || !warned.insert(op->getLoc()).second)
+        return;
+      InFlightDiagnostic diag = emitWork(op, work, DiagnosticSeverity::Warning);
+      diag << " is absurd for the ";
+      if (elements == std::numeric_limits<uint64_t>::max())
+        diag << "more than 2^64";
+      else
+        diag << elements;
+      diag << " elements it reads and writes (more than 2^20 operations an "
+              "element and 2^32 in all): check the attributes that size its "
+              "loops (window, pads, strides, dilations)";
+    });
   }
 };
 

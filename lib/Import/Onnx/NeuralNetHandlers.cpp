@@ -224,6 +224,19 @@ LogicalResult convTranspose(NodeContext &nc) {
       outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
     if (outputShape.size() != k)
       return nc.fail("expects output_shape with " + Twine(k) + " entries");
+    // What pads >= 0 and output padding below max(stride, dilation) reach.
+    for (size_t i = 0; i < k; ++i) {
+      __int128 reach = (__int128)w->strides[i] * (input.getDimSize(2 + i) - 1) +
+                       (__int128)(w->kernel[i] - 1) * w->dilations[i] + 1 +
+                       std::max(w->strides[i], w->dilations[i]) - 1;
+      if (outputShape[i] < 1 || outputShape[i] > reach)
+        return nc.fail("output_shape entry " + Twine(outputShape[i]) +
+                       " of spatial dimension " + Twine(i) +
+                       " is not within 1.." +
+                       Twine((int64_t)std::min<__int128>(
+                           reach, std::numeric_limits<int64_t>::max())) +
+                       " (what the strides, dilations and kernel reach)");
+    }
     for (size_t i = 0; i < k; ++i) {
       int64_t total =
           w->strides[i] * (input.getDimSize(2 + i) - 1) + outputPadding[i] +
@@ -253,6 +266,26 @@ LogicalResult convTranspose(NodeContext &nc) {
        nc.named("groups", nc.b.getI64IntegerAttr(nc.getInt("group", 1)))}));
 }
 
+/// An average pool pads its input into a copy (a max pool reads it in
+/// place): that copy is checked against the memory budget before anything
+/// is built, as a window far larger than the input (auto_pad SAME with a
+/// huge kernel_shape) would make it absurd.
+LogicalResult checkPaddedInput(NodeContext &nc, RankedTensorType input,
+                               const Window &w) {
+  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  size_t k = w.kernel.size();
+  for (size_t i = 0; i < k; ++i) {
+    __int128 extent =
+        (__int128)input.getDimSize(2 + i) + w.pads[i] + w.pads[k + i];
+    if (extent > std::numeric_limits<int64_t>::max())
+      return nc.fail("the padded input overflows 64 bits in spatial "
+                     "dimension " +
+                     Twine(i));
+    shape.push_back(static_cast<int64_t>(extent));
+  }
+  return nc.checkBudget("the padded input", shape, input.getElementType());
+}
+
 template <PoolKind kind> LogicalResult pool(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -261,7 +294,8 @@ template <PoolKind kind> LogicalResult pool(NodeContext &nc) {
   if (nc.getInt("storage_order", 0) != 0)
     return nc.unsupported("storage_order = 1 is not supported");
   FailureOr<Window> w = readWindow(nc, nc.inputType(0), {});
-  if (failed(w))
+  if (failed(w) || (kind == PoolKind::Average &&
+                    failed(checkPaddedInput(nc, nc.inputType(0), *w))))
     return failure();
   SmallVector<NamedAttribute> attrs = {
       nc.named("kind", PoolKindAttr::get(nc.b.getContext(), kind)),
@@ -290,7 +324,7 @@ LogicalResult lpPool(NodeContext &nc) {
   if (p < 1)
     return nc.fail("p = " + Twine(p) + " is not positive");
   FailureOr<Window> w = readWindow(nc, type, {});
-  if (failed(w))
+  if (failed(w) || failed(checkPaddedInput(nc, type, *w)))
     return failure();
   MLIRContext *context = nc.b.getContext();
   auto scalarType = RankedTensorType::get({}, type.getElementType());

@@ -699,6 +699,14 @@ template <bool toSpace> LogicalResult depthSpace(NodeContext &nc) {
   int64_t n = type.getDimSize(0), c = type.getDimSize(1),
           h = type.getDimSize(2), w = type.getDimSize(3);
   SmallVector<int64_t> first, perm, last;
+  // Bounded by the input before bs * bs is formed: it would wrap around.
+  if (toSpace && bs > c / bs)
+    return nc.fail("blocksize " + Twine(bs) + " squared is more than the " +
+                   Twine(c) + " channels");
+  if (!toSpace && (bs > h || bs > w))
+    return nc.fail("blocksize " + Twine(bs) +
+                   " is more than the spatial extent " + Twine(h) + "x" +
+                   Twine(w));
   if (toSpace) {
     if (c % (bs * bs))
       return nc.fail("channels are not divisible by blocksize^2");

@@ -17,6 +17,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+
 namespace mlir::kiln {
 
 /// The function attribute kiln-destination-passing sets (with keep-names):
@@ -35,6 +37,27 @@ inline constexpr int64_t kBufferAlignment = 64;
 /// The layer's name in `loc` (the importers' NameLoc, maybe inside a fused
 /// or call-site location), or "".
 std::string getLayerName(Location loc);
+
+/// The points of `op`'s iteration space (the product of its static loop
+/// ranges; a dynamic range counts 1): the work that kiln-check-work bounds
+/// and kiln-warn-absurd-work compares with the elements `op` touches;
+/// nullopt when they overflow 64 bits.
+std::optional<uint64_t> countIterations(linalg::LinalgOp op);
+
+/// The elements `op` reads and writes: its outputs, the inputs its body
+/// reads, and the tensors its body reads from above (a window read in
+/// place); a scalar counts 1, a dynamic dimension 1. Saturates at 2^64 - 1.
+uint64_t countElementsAccessed(linalg::LinalgOp op);
+
+/// Work is absurd for its data when it is more than kAbsurdWorkPerElement
+/// operations for each element read and written and more than
+/// kAbsurdWorkTotal operations in all (docs/reliability.md): a real layer
+/// reuses an element at most a few thousand times (a matmul's ratio is at
+/// most its smallest dimension), so only a window or a loop far larger than
+/// its input gets there. `work` nullopt: more than 2^64.
+inline constexpr uint64_t kAbsurdWorkPerElement = uint64_t(1) << 20;
+inline constexpr uint64_t kAbsurdWorkTotal = uint64_t(1) << 32;
+bool isAbsurdWork(std::optional<uint64_t> work, uint64_t elements);
 
 #define GEN_PASS_DECL
 #include "kiln/Codegen/Host/Passes.h.inc"

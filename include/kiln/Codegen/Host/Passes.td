@@ -279,6 +279,33 @@ def KilnCheckWorkPass : Pass<"kiln-check-work", "func::FuncOp"> {
   ];
 }
 
+def KilnWarnAbsurdWorkPass : Pass<"kiln-warn-absurd-work", "func::FuncOp"> {
+  let summary = "Warn about a linalg op whose work is absurd for its data";
+  let description = [{
+    For kiln-compile's GPU path (issue 42): a linalg op whose work (the
+    points of its iteration space, counted as kiln-check-work counts them)
+    is more than 2^20 operations for each element it reads and writes, and
+    more than 2^32 in all, gets a warning at its location naming the layer
+    and its count (`isAbsurdWork`, one place). The elements are the op's
+    outputs, the inputs its body reads and the tensors its body reads from
+    above (a max pool or a padded convolution reads its input in place). A
+    real layer reuses an element at most a few thousand times (a matmul's
+    ratio is at most its smallest dimension), so this is a window or a loop
+    far larger than its input: an attribute to check. Nothing changes.
+
+    ```mlir
+    // kiln-opt --kiln-warn-absurd-work: a max pool of window 30000 with
+    // padding 29999 on a 4x4 input (loc("wide_pool"))
+    %y = linalg.generic ... ins(%window : tensor<30000x30000xf32>)
+                            outs(%init : tensor<1x1x30003x30003xf32>) {...}
+    // warning: layer 'wide_pool' work of 810162008100000000 operations is
+    // absurd for the 900180025 elements it reads and writes (more than 2^20
+    // operations an element and 2^32 in all): check the attributes that size
+    // its loops (window, pads, strides, dilations)
+    ```
+  }];
+}
+
 def KilnCheckMemoryPass : Pass<"kiln-check-memory", "ModuleOp"> {
   let summary = "Refuse a network function whose buffers exceed the memory budget";
   let description = [{

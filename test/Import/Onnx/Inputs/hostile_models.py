@@ -125,6 +125,29 @@ def main(out):
         [helper.make_node("MaxPool", ["x"], ["y"], name="wide_pool",
                           kernel_shape=[30000, 30000], pads=[29999] * 4)],
         [f32("x", [1, 1, 4, 4])], [f32("y", None)]))
+    # The same pool with auto_pad SAME: a 4x4 output of 9e8 reads each, which
+    # kiln-compile warns about (1.4e10 operations on 32 elements).
+    save(out, "pool_same_work", model(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="same_pool",
+                          kernel_shape=[30000, 30000], auto_pad="SAME_UPPER")],
+        [f32("x", [1, 1, 4, 4])], [f32("y", None)]))
+    # Attributes that size a loop, checked against the input (issue 42, item
+    # 3): an average pool whose padded copy would have 2^80 elements, a
+    # DepthToSpace blocksize whose square wraps to 0 (it divided by it), a
+    # SpaceToDepth blocksize larger than the image, a ConvTranspose
+    # output_shape no pads can reach.
+    save(out, "avg_pool_same_2_40", model(
+        [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2**40, 2**40],
+                          auto_pad="SAME_LOWER")],
+        [f32("x", [1, 1, 4, 4])], [f32("y", None)]))
+    for op, name in (("DepthToSpace", "depth_to_space_2_32"),
+                     ("SpaceToDepth", "space_to_depth_2_32")):
+        save(out, name, model([helper.make_node(op, ["x"], ["y"], blocksize=2**32)],
+                              [f32("x", [1, 16, 4, 4])], [f32("y", None)]))
+    w = numpy_helper.from_array(np.ones([1, 1, 3, 3], dtype=np.float32), "w")
+    save(out, "conv_transpose_output_shape", model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], output_shape=[2**40, 4])],
+        [f32("x", [1, 1, 4, 4])], [f32("y", None)], [w]))
     # Generated tensors (issue 42): each used to be built on the host, value by
     # value, before the budget was checked. Now the budget is checked first,
     # and one that fits is computed at run time (kiln.iota), never stored.
