@@ -34,7 +34,7 @@ if [ "$what" = all ] || [ "$what" = compiler ]; then
   # times, an eighth of each suite's cases run instead (below).
   echo "== the compiler's tool tests under ASan+UBSan"
   /usr/lib/llvm-22/bin/lit -sv "$build/test" \
-    --filter-out 'onnx-backend-tests|onnx-newer-backend-tests|onnx-backend-plans|fusion-groups-onnx|Reference/corpus\.test|corpus-plans'
+    --filter-out 'onnx-backend-tests|onnx-newer-backend-tests|onnx-backend-plans|fusion-groups-onnx|Reference/corpus\.test|corpus-plans|hostile-corpus|graph-size'
   echo "== every eighth ONNX backend case under ASan+UBSan (reference and plan)"
   data=/usr/share/libonnx-testdata/data
   mapfile -t debian < <(ls -d "$data"/node/*/ | awk 'NR % 8 == 1')

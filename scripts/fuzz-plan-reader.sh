@@ -22,7 +22,9 @@
 # fix, and PlanFuzzRegressions.EveryRegressionInputPasses replays it in every
 # test run. Exit status 0 when nothing failed, 1 otherwise.
 #
-# Environment: KILN_PLAN_FUZZ_BUILD_DIR, KILN_PLAN_FUZZ_JOBS (build jobs,
+# Environment: KILN_COMPILE (the kiln-compile that writes the hostile
+# corpus's plans as seeds; default build/bin/kiln-compile, skipped if absent),
+# KILN_PLAN_FUZZ_BUILD_DIR, KILN_PLAN_FUZZ_JOBS (build jobs,
 # default 2), KILN_PLAN_FUZZ_CLANG (default clang-22; its clang++ is found
 # beside it).
 #
@@ -74,6 +76,13 @@ rm -rf "$seeds" "$crashes"
 mkdir -p "$seeds" "$corpus" "$crashes"
 "$build/fuzz/kiln-plan-fuzz-seeds" "$seeds"
 cp "$root"/runtime/test/Inputs/*.kplan "$seeds/"
+# The hostile corpus's plans (scripts/hostile-corpus.py, issue 42), where a
+# kiln-compile is built to write them.
+compile=${KILN_COMPILE:-$root/build/bin/kiln-compile}
+if [ -x "$compile" ] && python3 -c "import onnx, numpy" 2> /dev/null; then
+  rm -rf "$build/hostile" && python3 "$root/scripts/hostile-corpus.py" "$build/hostile" --plans "$compile" > /dev/null
+  cp "$build/hostile"/*.kplan "$seeds/"
+fi
 
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -5,7 +5,7 @@
 # each for SECONDS (default 30; hours for a long run), seeded with the test
 # corpora and the committed regressions:
 #   kiln-fuzz-onnx  ONNX models (binary and text) through the importer and the
-#                   graph phase
+#                   graph phase; the hostile corpus's small models are seeds too
 #   kiln-fuzz-mlir  kiln IR text through the parser, verifiers and graph phase
 # Usage: scripts/fuzz.sh [SECONDS | --smoke] [TARGET...]
 # --smoke is CI's run: a fixed seed and a fixed number of inputs per target
@@ -49,6 +49,13 @@ if [ -d "$data" ]; then
   find "$data" -name model.onnx -size -2k | sort | sed -n 1,200p | while read -r m; do
     cp "$m" "$seeds/kiln-fuzz-onnx/$(basename "$(dirname "$m")").onnx"
   done
+fi
+# The hostile corpus (scripts/hostile-corpus.py, issue 42): its small
+# models, made here (it needs the onnx package, which install-deps.sh
+# installs).
+if python3 -c "import onnx, numpy" 2> /dev/null; then
+  rm -rf "$build/hostile" && python3 "$root/scripts/hostile-corpus.py" "$build/hostile" > /dev/null
+  find "$build/hostile" -name '*.onnx' -size -16k -exec cp {} "$seeds/kiln-fuzz-onnx/" \;
 fi
 python3 - "$root" "$seeds/kiln-fuzz-mlir" <<'PY'
 import pathlib, sys

@@ -7,7 +7,7 @@ at test time, not committed.
     python3 scripts/hostile-corpus.py OUT [--plans KILN_COMPILE]
 
 Each case is OUT/NAME.onnx (or .prototxt, .kplan), and OUT/NAME.flags holds
-extra flags for the tools when the case needs them. scripts/run-hostile-corpus.sh
+extra flags for the tools when the case needs them. scripts/run-hostile-corpus.py
 runs every case through kiln-compile and kiln-run under a memory cap and a
 time limit; the fuzzers take the small ones as seeds (scripts/fuzz.sh).
 Classes:
