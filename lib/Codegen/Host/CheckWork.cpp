@@ -2,9 +2,8 @@
 //
 // kiln-check-work: a linalg op whose iteration space has more points than
 // the work budget is refused at its location, before the CPU reference
-// compiles or runs anything. kiln-warn-absurd-work: on the GPU path, a
-// warning for an op whose work is absurd for the elements it touches. Both
-// count the work the same way (countIterations; see Passes.td).
+// compiles or runs anything. The work is counted here (countIterations) for
+// kiln-warn-absurd-work too (WarnAbsurdWork.cpp; see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +19,6 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNCHECKWORKPASS
-#define GEN_PASS_DEF_KILNWARNABSURDWORKPASS
 #include "kiln/Codegen/Host/Passes.h.inc"
 } // namespace mlir::kiln
 
@@ -73,11 +71,9 @@ bool mlir::kiln::isAbsurdWork(std::optional<uint64_t> work, uint64_t elements) {
                                           kAbsurdWorkPerElement);
 }
 
-namespace {
-
-/// Starts "layer 'name' work of N operations" at `op`'s location.
-InFlightDiagnostic emitWork(linalg::LinalgOp op, std::optional<uint64_t> work,
-                            DiagnosticSeverity severity) {
+InFlightDiagnostic mlir::kiln::emitWorkDiagnostic(linalg::LinalgOp op,
+                                                  std::optional<uint64_t> work,
+                                                  DiagnosticSeverity severity) {
   std::string name = getLayerName(op->getLoc());
   InFlightDiagnostic diag = severity == DiagnosticSeverity::Error
                                 ? op->emitError("layer ")
@@ -93,6 +89,8 @@ InFlightDiagnostic emitWork(linalg::LinalgOp op, std::optional<uint64_t> work,
   return diag;
 }
 
+namespace {
+
 struct CheckWork : kiln::impl::KilnCheckWorkPassBase<CheckWork> {
   using Base::Base;
   void runOnOperation() override {
@@ -100,35 +98,13 @@ struct CheckWork : kiln::impl::KilnCheckWorkPassBase<CheckWork> {
       std::optional<uint64_t> points = countIterations(op);
       if (points && *points <= static_cast<uint64_t>(maxWork))
         return WalkResult::advance();
-      emitWork(op, points, DiagnosticSeverity::Error)
+      emitWorkDiagnostic(op, points, DiagnosticSeverity::Error)
           << " is more than the work budget of "
           << static_cast<uint64_t>(maxWork) << " (raise it with --max-work)";
       return WalkResult::interrupt();
     });
     if (result.wasInterrupted())
       signalPassFailure();
-  }
-};
-
-struct WarnAbsurdWork : kiln::impl::KilnWarnAbsurdWorkPassBase<WarnAbsurdWork> {
-  void runOnOperation() override {
-    // One warning a layer (an average pool is two ops: sums and divisors).
-    DenseSet<Location> warned;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      std::optional<uint64_t> work = countIterations(op);
-      uint64_t elements = countElementsAccessed(op);
-      if (!isAbsurdWork(work, elements) || !warned.insert(op->getLoc()).second)
-        return;
-      InFlightDiagnostic diag = emitWork(op, work, DiagnosticSeverity::Warning);
-      diag << " is absurd for the ";
-      if (elements == std::numeric_limits<uint64_t>::max())
-        diag << "more than 2^64";
-      else
-        diag << elements;
-      diag << " elements it reads and writes (more than 2^20 operations an "
-              "element and 2^32 in all): check the attributes that size its "
-              "loops (window, pads, strides, dilations)";
-    });
   }
 };
 

@@ -59,6 +59,13 @@ inline constexpr uint64_t kAbsurdWorkPerElement = uint64_t(1) << 20;
 inline constexpr uint64_t kAbsurdWorkTotal = uint64_t(1) << 32;
 bool isAbsurdWork(std::optional<uint64_t> work, uint64_t elements);
 
+/// Starts "layer 'name' work of N operations" (N "more than 2^64" when
+/// `work` is nullopt) at `op`'s location, as an error or a warning: the
+/// words kiln-check-work and kiln-warn-absurd-work share.
+InFlightDiagnostic emitWorkDiagnostic(linalg::LinalgOp op,
+                                      std::optional<uint64_t> work,
+                                      DiagnosticSeverity severity);
+
 #define GEN_PASS_DECL
 #include "kiln/Codegen/Host/Passes.h.inc"
 
