@@ -9,6 +9,7 @@
 
 #include "ImportContext.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -151,7 +152,10 @@ LogicalResult reshape(NodeContext &nc) {
     }
     if (d < 0)
       return nc.fail("shape entry " + Twine(d) + " is invalid");
-    known *= d;
+    if (llvm::MulOverflow(known, d, known))
+      return nc.fail("the shape's entries multiply to more than 64 bits "
+                     "can count (entry " +
+                     Twine(i) + " is " + Twine(d) + ")");
     shape.push_back(d);
   }
   int64_t total = type.getNumElements();
