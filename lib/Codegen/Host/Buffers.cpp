@@ -15,6 +15,20 @@ Value kiln::getRootBuffer(Value v) {
   return v;
 }
 
+Operation *kiln::getAllocation(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(def))
+      return def;
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def))
+      v = meta.getSource();
+    else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
 uint64_t kiln::getElementBytes(Type elementType) {
   if (elementType.isInteger(1))
     return 1;

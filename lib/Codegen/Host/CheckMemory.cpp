@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Codegen/Host/Buffers.h"
 #include "kiln/Codegen/Host/Passes.h"
 
 #include "kiln/Support/Sizes.h"
@@ -49,21 +50,6 @@ uint64_t bytesAllocated(Operation *op) {
     if (std::optional<uint64_t> alignment = alloc.getAlignment())
       bytes += *alignment;
   return bytes;
-}
-
-/// The allocation `v` is (through views), or null.
-Operation *getAllocation(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(def))
-      return def;
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def))
-      v = meta.getSource();
-    else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else
-      return nullptr;
-  }
-  return nullptr;
 }
 
 struct CheckMemory : kiln::impl::KilnCheckMemoryPassBase<CheckMemory> {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Codegen/Host/Buffers.h"
 #include "kiln/Codegen/Host/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -24,21 +25,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-/// The allocation `v` is (or is the base buffer or a view of), or null.
-memref::AllocOp getAllocation(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto alloc = dyn_cast<memref::AllocOp>(def))
-      return alloc;
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def))
-      v = meta.getSource();
-    else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else
-      return nullptr;
-  }
-  return nullptr;
-}
 
 /// The last op of `block` that uses `alloc` (through views), but for
 /// `dealloc` and the metadata extractions that only feed it; null when a
@@ -95,7 +81,7 @@ struct DeallocAfterLastUse
     SmallVector<memref::AllocOp> allocs;
     DenseMap<Operation *, unsigned> count;
     for (Value m : dealloc.getMemrefs()) {
-      memref::AllocOp alloc = getAllocation(m);
+      auto alloc = dyn_cast_or_null<memref::AllocOp>(getAllocation(m));
       if (alloc && alloc->getBlock() != block)
         alloc = nullptr;
       allocs.push_back(alloc);

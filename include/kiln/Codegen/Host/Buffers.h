@@ -27,6 +27,10 @@ namespace kiln {
 /// The buffer `v` is a view of (views stripped; `v` itself if none).
 Value getRootBuffer(Value v);
 
+/// The memref.alloc or memref.alloca that `v` is, or is a view of (through
+/// views and extract_strided_metadata); null when it comes from elsewhere.
+Operation *getAllocation(Value v);
+
 /// The static byte offset of the first element of memref `v` from its
 /// root's start, or nullopt when the layout's offset is dynamic.
 std::optional<int64_t> getStaticByteOffset(Value v);
