@@ -161,7 +161,9 @@ def main():
                 points.append((n, s))
                 print("%s %d: %s s, %.0f MB" % (shape, n, s, mb),
                       file=sys.stderr)
-            fits.append(("kiln-compile -o x.kplan", shape, exponent(points)))
+            if points:
+                fits.append(("kiln-compile -o x.kplan", shape,
+                             exponent(points)))
         points = []
         for n in [int(x) for x in args.reference.split(",") if x]:
             s, mb = timed([run, model("chain", n), "--backend=reference"],

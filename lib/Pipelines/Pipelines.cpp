@@ -275,6 +275,9 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm,
   KilnCheckMemoryPassOptions memory;
   memory.maxMemory = options.maxMemory;
   pm.addPass(createKilnCheckMemoryPass(memory));
+  // A network of thousands of layers: its entry function in segments, which
+  // LLVM compiles in linear time.
+  pm.addPass(createKilnOutlineSegmentsPass());
   // Copies become loops, not calls into MLIR's C runner library.
   pm.addNestedPass<func::FuncOp>(createKilnMemRefCopyToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -296,6 +299,9 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm,
   // the budget.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  // A buffer's allocated pointer is its aligned one: the bare pointer that
+  // carries it from a segment to the one that frees it is the one to free.
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToFuncs()); // math.ipowi
   pm.addPass(createConvertMathToLLVMPass());

@@ -210,15 +210,6 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module,
   if (!entry)
     return module->emitError("reference executor: no '")
            << kEntry << "' after lowering";
-  // With every layer in a function of its own, the entry function is one
-  // block of allocations, calls and frees: optimizing it gains nothing, and
-  // LLVM's greedy register allocator is superlinear on a block that long
-  // (2 s at 2,000 layers, 9 s at 4,000). optnone compiles it at -O0.
-  if (entry.getBody().hasOneBlock()) {
-    Builder b(module->getContext());
-    entry.setPassthroughAttr(b.getArrayAttr(
-        {b.getStringAttr("noinline"), b.getStringAttr("optnone")}));
-  }
   if (auto outlined = entry->getAttrOfType<ArrayAttr>(kOutlinedWeightsAttrName))
     for (Attribute a : outlined) {
       auto blob = dyn_cast<DenseResourceElementsAttr>(a);

@@ -56,6 +56,13 @@ bool kiln::hasStaticLayout(MemRefType type) {
          !llvm::any_of(strides, ShapedType::isDynamic);
 }
 
+bool kiln::isBarePointerType(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return !isa<BaseMemRefType>(type);
+  return hasStaticLayout(memref);
+}
+
 bool kiln::isSelfCopy(memref::CopyOp copy) {
   Value src = copy.getSource(), dst = copy.getTarget();
   if (src == dst)

@@ -65,6 +65,11 @@ struct CheckAllocations
     if (allocating.empty())
       return;
 
+    // By name: a lookup in the module for each call would walk the module.
+    DenseSet<StringAttr> allocatingNames;
+    for (Operation *func : allocating)
+      allocatingNames.insert(cast<LLVM::LLVMFuncOp>(func).getSymNameAttr());
+
     bool needFlag = false;
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
       if (!allocating.contains(func))
@@ -72,15 +77,16 @@ struct CheckAllocations
       SmallVector<LLVM::CallOp> calls;
       func.walk([&](LLVM::CallOp call) {
         std::optional<StringRef> callee = call.getCallee();
-        if (!callee)
-          return;
-        auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(*callee);
-        if (isAllocationFunction(*callee) ||
-            (target && allocating.contains(target)))
+        if (callee &&
+            (isAllocationFunction(*callee) ||
+             allocatingNames.contains(call.getCalleeAttr().getAttr())))
           calls.push_back(call);
       });
       Block *exit = nullptr;
-      for (LLVM::CallOp call : calls) {
+      // Last call first: each split then moves only the operations up to the
+      // next call already split off, not the rest of the function (a
+      // network's entry function holds one call a layer).
+      for (LLVM::CallOp call : llvm::reverse(calls)) {
         if (!exit)
           exit = createExit(func);
         OpBuilder b(call->getContext());

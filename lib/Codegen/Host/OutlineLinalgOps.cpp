@@ -27,19 +27,11 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// Whether a bare pointer can carry `type` (a value that is not a memref,
-/// or a memref of static layout).
-bool isBarePointerType(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
-    return !isa<BaseMemRefType>(type);
-  return hasStaticLayout(memref);
-}
-
 struct OutlineLinalgOps
     : public kiln::impl::KilnOutlineLinalgOpsPassBase<OutlineLinalgOps> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    outlined.clear(); // the functions of an earlier run are gone
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
@@ -95,8 +87,6 @@ struct OutlineLinalgOps
     auto callee = func::FuncOp::create(b, op->getLoc(), name,
                                        b.getFunctionType(types, {}));
     callee.setPrivate();
-    symbols.insert(callee); // it is in place: this only names it uniquely
-    after = callee;
     Block *entry = callee.addEntryBlock();
     b.setInsertionPointToStart(entry);
     IRMapping mapping;
@@ -106,6 +96,17 @@ struct OutlineLinalgOps
       mapping.map(c->getResult(0), b.clone(*c)->getResult(0));
     b.clone(*op, mapping);
     func::ReturnOp::create(b, op->getLoc());
+    // A layer like one outlined before (the same op on the same types) calls
+    // that function: LLVM then compiles each kind of layer once, not once a
+    // layer.
+    if (func::FuncOp same = findEquivalent(callee)) {
+      callee.erase();
+      callee = same;
+    } else {
+      symbols.insert(callee); // it is in place: this only names it uniquely
+      after = callee;
+      outlined[hashBody(callee)].push_back(callee);
+    }
 
     b.setInsertionPoint(op);
     auto call =
@@ -114,6 +115,38 @@ struct OutlineLinalgOps
     op->erase();
     ++numOutlined;
   }
+
+  /// A hash of `callee`'s type and of its operations' kinds, attributes and
+  /// types, in order (not of their locations or operands: equal functions
+  /// hash equal, and findEquivalent compares the candidates in full).
+  static llvm::hash_code hashBody(func::FuncOp callee) {
+    llvm::hash_code hash = hash_value(callee.getFunctionType());
+    callee.getBody().walk([&](Operation *op) {
+      hash = llvm::hash_combine(hash,
+                                OperationEquivalence::computeHash(
+                                    op, OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::IgnoreLocations));
+    });
+    return hash;
+  }
+
+  /// A function outlined before whose body and type equal `callee`'s.
+  func::FuncOp findEquivalent(func::FuncOp callee) {
+    auto it = outlined.find(hashBody(callee));
+    if (it == outlined.end())
+      return {};
+    for (func::FuncOp candidate : it->second)
+      if (candidate.getFunctionType() == callee.getFunctionType() &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &candidate.getBody(), &callee.getBody(),
+              OperationEquivalence::IgnoreLocations))
+        return candidate;
+    return {};
+  }
+
+  /// The functions outlined so far, by hashBody.
+  DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> outlined;
 };
 
 } // namespace

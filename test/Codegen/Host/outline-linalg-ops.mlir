@@ -59,3 +59,42 @@ func.func @stays(%a: memref<?xf32>, %t: tensor<4xf32>) -> tensor<4xf32> {
   %r = linalg.fill ins(%zero : f32) outs(%t : tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Layers that are the same op on the same types call one function; a layer
+// that differs (another constant) gets its own.
+// CHECK-LABEL: func.func @same(
+// CHECK-SAME:      %[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>)
+// CHECK:         call @same_generic_0(%[[A]], %[[B]]) {no_inline}
+// CHECK:         call @same_generic_0(%[[B]], %[[A]]) {no_inline}
+// CHECK:         call @same_generic_2(%[[A]], %[[B]]) {no_inline}
+// CHECK:       func.func private @same_generic_0(
+// CHECK:         arith.constant 2.000000e+00 : f32
+// CHECK-NOT:   func.func private @same_generic_1(
+// CHECK:       func.func private @same_generic_2(
+// CHECK:         arith.constant 3.000000e+00 : f32
+#id = affine_map<(d0) -> (d0)>
+func.func @same(%a: memref<4xf32>, %b: memref<4xf32>) {
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %two : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : memref<4xf32>) outs(%a : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %two : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %three : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -42,6 +42,10 @@ uint64_t getElementBytes(Type elementType);
 /// offset (what kernels and the reference's calling convention need).
 bool hasStaticLayout(MemRefType type);
 
+/// Whether a bare pointer can carry a value of `type` across a call: a value
+/// that is not a memref, or a memref of static layout.
+bool isBarePointerType(Type type);
+
 /// True when `copy` copies a buffer onto the same bytes (same root, same
 /// static offset and type): nothing to do.
 bool isSelfCopy(memref::CopyOp copy);

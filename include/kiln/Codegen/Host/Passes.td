@@ -230,6 +230,10 @@ def KilnOutlineLinalgOpsPass
     An op with a buffer of dynamic shape or layout stays where it is (the
     bare-pointer calling convention the reference uses needs static ones).
 
+    Layers that are the same op on the same types (equal bodies, locations
+    aside) call one function: a network whose layers repeat is compiled
+    by LLVM once a kind of layer, not once a layer.
+
     Before:
     ```mlir
     func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
@@ -252,6 +256,68 @@ def KilnOutlineLinalgOpsPass
   let dependentDialects = ["::mlir::func::FuncDialect"];
   let statistics = [
     Statistic<"numOutlined", "ops-outlined", "Number of linalg ops outlined">
+  ];
+}
+
+def KilnOutlineSegmentsPass : Pass<"kiln-outline-segments", "ModuleOp"> {
+  let summary = "Cut a long function into segments of a bounded size";
+  let description = [{
+    For the CPU reference (issue 42): a function whose one block holds more
+    than `max-ops` operations (a network's entry, one call, allocation and
+    free a layer) is cut into runs of at most `max-ops` operations, in
+    order. Each run moves into a new private function, called (`no_inline`)
+    where the run was: the values it uses from before are its arguments, the
+    values it defines that are used after are its results, and the
+    operations without side effects or regions that use nothing else (a
+    constant, a global's address, a view of one) are cloned into each run
+    that uses them. A run whose arguments or results the reference's
+    bare-pointer calling convention cannot carry (a dynamic shape or
+    layout) stays in place.
+    LLVM's machine CSE and register allocator cost more than linear time in a
+    function's length (under the JIT's large code model every callee's
+    address is one value live across the function): with segments, a
+    network of 20,000 layers compiles as 20,000 short functions' worth of
+    work.
+
+    Run after the buffers' deallocations are placed (ownership crosses the
+    calls as plain values then).
+
+    Before (`max-ops=2`):
+    ```mlir
+    func.func @main(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %a = memref.alloc() : memref<4xf32>
+      call @layer(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+      call @layer(%a, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+      memref.dealloc %a : memref<4xf32>
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %a = call @main_segment_0(%x) {no_inline} : (memref<4xf32>) -> memref<4xf32>
+      call @main_segment_1(%a, %y) {no_inline} : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    func.func private @main_segment_0(%x: memref<4xf32>) -> memref<4xf32> {
+      %a = memref.alloc() : memref<4xf32>
+      call @layer(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+      return %a : memref<4xf32>
+    }
+    func.func private @main_segment_1(%a: memref<4xf32>, %y: memref<4xf32>) {
+      call @layer(%a, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+      memref.dealloc %a : memref<4xf32>
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "unsigned", "512",
+           "The most operations a segment holds">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numSegments", "segments", "Number of segments outlined">
   ];
 }
 
