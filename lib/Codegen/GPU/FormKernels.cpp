@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
@@ -244,17 +245,69 @@ static bool isPlacedBuffer(Value v) {
          v.getDefiningOp<memref::GetGlobalOp>();
 }
 
-/// A kernel `name` at the end of `kernels` taking `buffers` (mapped to its
-/// arguments in `mapping`), with the constants `scalars` cloned in and
-/// `config` recorded; its body holds only the constants.
+/// Whether every use of buffer `v` within `scope` (its regions included)
+/// reads or writes elements by index, so that the kernel may take `v` with
+/// another layout offset: no view of it is taken there, whose type would
+/// follow `v`'s.
+static bool isIndexedOnly(Value v, Operation *scope) {
+  // A walk of `scope`, not of `v`'s uses: an input that every layer reads
+  // has as many uses as the network has layers.
+  return !scope
+              ->walk([&](Operation *user) {
+                if (isa<linalg::LinalgOp, memref::LoadOp, memref::StoreOp,
+                        memref::CopyOp>(user) ||
+                    !llvm::is_contained(user->getOperands(), v))
+                  return WalkResult::advance();
+                return WalkResult::interrupt();
+              })
+              .wasInterrupted();
+}
+
+/// What the launch of the kernel made of `scope` passes for each of
+/// `buffers`: a part of a buffer that starts a vector or more into it is
+/// rebased (kiln_gpu.rebase, built before `scope`) to start at the
+/// vector-aligned element before it, keeping only the offset within that
+/// vector in its type. Kernels then differ by that remainder, not by where
+/// their part lies (a concatenation's thousands of inputs share a kernel),
+/// and accesses aligned before stay aligned.
+static SmallVector<Value> getKernelOperands(ArrayRef<Value> buffers,
+                                            Operation *scope) {
+  SmallVector<Value> operands;
+  OpBuilder b(scope);
+  for (Value v : buffers) {
+    operands.push_back(v);
+    auto type = cast<MemRefType>(v.getType());
+    int64_t bytes = getElementBytes(type.getElementType());
+    if (kVectorBytes % bytes != 0)
+      continue;
+    int64_t perVector = kVectorBytes / bytes;
+    auto [strides, offset] = type.getStridesAndOffset();
+    if (offset < perVector || !isIndexedOnly(v, scope))
+      continue;
+    int64_t rest = offset % perVector;
+    MemRefLayoutAttrInterface layout;
+    if (rest != 0 || strides != computeSuffixProduct(type.getShape()))
+      layout = StridedLayoutAttr::get(b.getContext(), rest, strides);
+    auto rebased = MemRefType::get(type.getShape(), type.getElementType(),
+                                   layout, type.getMemorySpace());
+    operands.back() = RebaseOp::create(b, v.getLoc(), rebased, v);
+  }
+  return operands;
+}
+
+/// A kernel `name` at the end of `kernels` taking `operands` (the launch's
+/// values for `buffers`, which `mapping` maps to its arguments), with the
+/// constants `scalars` cloned in and `config` recorded; its body holds only
+/// the constants.
 static gpu::GPUFuncOp createKernelFunc(gpu::GPUModuleOp kernels, Location loc,
                                        StringRef name, ArrayRef<Value> buffers,
+                                       ArrayRef<Value> operands,
                                        ArrayRef<Value> scalars,
                                        TileConfigAttr config,
                                        IRMapping &mapping) {
   OpBuilder b(kernels.getBodyRegion());
   b.setInsertionPointToEnd(kernels.getBody());
-  SmallVector<Type> argTypes(ValueRange(buffers).getTypes());
+  SmallVector<Type> argTypes(ValueRange(operands).getTypes());
   auto func = gpu::GPUFuncOp::create(
       b, loc, name, FunctionType::get(b.getContext(), argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -269,12 +322,13 @@ static gpu::GPUFuncOp createKernelFunc(gpu::GPUModuleOp kernels, Location loc,
 }
 
 /// Replaces `replaced` on the host with a launch of `func` over `blocks` x
-/// `config`'s threads with `buffers`, recording the tile config, what the
-/// kernel does with each buffer, which outputs it may write in place of
-/// which inputs and its floating-point operations.
+/// `config`'s threads with `operands` (for `buffers`), recording the tile
+/// config, what the kernel does with each buffer, which outputs it may
+/// write in place of which inputs and its floating-point operations.
 static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
                                       int64_t blocks, TileConfigAttr config,
                                       ArrayRef<Value> buffers,
+                                      ArrayRef<Value> operands,
                                       const DenseMap<Value, unsigned> &access,
                                       ArrayRef<InPlacePair> inPlace) {
   OpBuilder b(replaced);
@@ -286,7 +340,7 @@ static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
   auto launch =
       gpu::LaunchFuncOp::create(b, loc, func, {c(blocks), one, one},
                                 {c(config.getThreads()[0]), one, one},
-                                /*dynamicSharedMemorySize=*/nullptr, buffers);
+                                /*dynamicSharedMemorySize=*/nullptr, operands);
   launch->setAttr(KilnGPUDialect::getTileConfigAttrName(), config);
   launch->setAttr(KilnGPUDialect::getFlopsAttrName(),
                   b.getI64IntegerAttr(countFlops(replaced)));
@@ -357,9 +411,11 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   }
 
   SmallVector<InPlacePair> inPlace = findInPlacePairs(op, buffers);
+  SmallVector<Value> operands = getKernelOperands(buffers, op);
   IRMapping mapping;
-  gpu::GPUFuncOp func = createKernelFunc(kernels, loc, kernelName(op, index),
-                                         buffers, scalars, config, mapping);
+  gpu::GPUFuncOp func =
+      createKernelFunc(kernels, loc, kernelName(op, index), buffers, operands,
+                       scalars, config, mapping);
   Block &entry = func.getBody().front();
   OpBuilder b = OpBuilder::atBlockEnd(&entry);
   auto clone = cast<linalg::LinalgOp>(b.clone(*op, mapping));
@@ -462,7 +518,7 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
   }
 
   // The launch replaces the op on the host.
-  createLaunch(op, func, blocks, config, buffers, access, inPlace);
+  createLaunch(op, func, blocks, config, buffers, operands, access, inPlace);
   op.erase();
   return success();
 }
@@ -572,9 +628,11 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
   }
 
   SmallVector<InPlacePair> inPlace = findInPlacePairs(loop, buffers);
+  SmallVector<Value> operands = getKernelOperands(buffers, loop);
   IRMapping mapping;
-  gpu::GPUFuncOp func = createKernelFunc(kernels, loc, kernelName(loop, index),
-                                         buffers, scalars, config, mapping);
+  gpu::GPUFuncOp func =
+      createKernelFunc(kernels, loc, kernelName(loop, index), buffers, operands,
+                       scalars, config, mapping);
   OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
   gpu::ReturnOp ret = gpu::ReturnOp::create(b, loc);
 
@@ -638,8 +696,8 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
     expandIPowI(p);
 
   // The launch replaces the loop on the host.
-  gpu::LaunchFuncOp launch =
-      createLaunch(loop, func, blocks, config, buffers, access, inPlace);
+  gpu::LaunchFuncOp launch = createLaunch(loop, func, blocks, config, buffers,
+                                          operands, access, inPlace);
   if (row) {
     Attribute lanes = b.getI64IntegerAttr(kWarpLanes);
     func->setAttr(KilnGPUDialect::getLanesAttrName(), lanes);

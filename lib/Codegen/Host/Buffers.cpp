@@ -2,6 +2,8 @@
 
 #include "kiln/Codegen/Host/Buffers.h"
 
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -35,16 +37,43 @@ uint64_t kiln::getElementBytes(Type elementType) {
   return llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
 }
 
-std::optional<int64_t> kiln::getStaticByteOffset(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  if (!type)
+/// The static offset of memref type `type`'s first element from its base,
+/// in bytes; nullopt when `type` is not a memref of static offset.
+static std::optional<int64_t> getTypeByteOffset(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
     return std::nullopt;
   int64_t offset;
   SmallVector<int64_t> strides;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
+  if (failed(memref.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset))
     return std::nullopt;
-  return offset * static_cast<int64_t>(getElementBytes(type.getElementType()));
+  return offset *
+         static_cast<int64_t>(kiln::getElementBytes(memref.getElementType()));
+}
+
+std::optional<int64_t> kiln::getBaseByteOffset(Value v) {
+  int64_t base = 0;
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (auto rebase = dyn_cast<kiln::RebaseOp>(view.getOperation())) {
+      std::optional<int64_t> from = getTypeByteOffset(
+                                 rebase.getSource().getType()),
+                             to = getTypeByteOffset(rebase.getType());
+      if (!from || !to)
+        return std::nullopt;
+      base += *from - *to;
+    }
+    v = view.getViewSource();
+  }
+  return base;
+}
+
+std::optional<int64_t> kiln::getStaticByteOffset(Value v) {
+  std::optional<int64_t> base = getBaseByteOffset(v),
+                         offset = getTypeByteOffset(v.getType());
+  if (!base || !offset)
+    return std::nullopt;
+  return *base + *offset;
 }
 
 bool kiln::hasStaticLayout(MemRefType type) {

@@ -78,7 +78,7 @@ static uint64_t byteSize(MemRefType type) {
   return type.getNumElements() * getElementBytes(type.getElementType());
 }
 
-/// The bytes a kernel may touch from the start of `type`'s root buffer (the
+/// The bytes a kernel may touch from the base of a buffer of `type` (the
 /// address it is given): from the view's offset to its last element, by
 /// its strides. nullopt for a layout without static strides and offset or
 /// with negative strides.
@@ -342,8 +342,13 @@ LogicalResult PlanTranslator::visit(Operation &op) {
                   "the buffers' extents recorded)";
       FailureOr<rt::Address> a = rootAddress(arg, &op);
       std::optional<uint64_t> extent = getExtent(type);
+      std::optional<int64_t> base = getBaseByteOffset(arg);
       if (failed(a))
         return failure();
+      if (!base || *base < 0)
+        return op.emitError("plan: the base of ")
+               << type << " has no static place in its buffer";
+      a->offset += *base;
       if (!extent)
         return op.emitError("plan: the bytes a kernel may touch through ")
                << type << " cannot be bounded";

@@ -217,3 +217,43 @@ func.func @repeated_layers(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<16xf
   }
   return
 }
+
+// -----
+
+// Parts of one buffer (a concatenation's inputs): a kernel takes a part that
+// starts a vector (16 bytes, 4 f32) or more into its buffer rebased, its base
+// at the vector-aligned element before it and only the remainder in its type:
+// row 1 (offset 6) keeps offset 2, row 2 (offset 12) none. Row 0 starts the
+// buffer and is passed as it is. Kernels differ by the remainder only.
+// CHECK-LABEL: func.func @parts
+// CHECK:         %[[R0:.*]] = memref.subview %arg1[0, 0] [1, 6] [1, 1]
+// CHECK:         %[[R1:.*]] = memref.subview %arg1[1, 0] [1, 6] [1, 1]
+// CHECK:         %[[R2:.*]] = memref.subview %arg1[2, 0] [1, 6] [1, 1]
+// CHECK:         gpu.launch_func @kiln_kernels::@k0_generic {{.*}} args(%arg0 : memref<1x6xf32>, %[[R0]] : memref<1x6xf32, strided<[6, 1]>>)
+// CHECK:         %[[B1:.*]] = kiln_gpu.rebase %[[R1]] : memref<1x6xf32, strided<[6, 1], offset: 6>> to memref<1x6xf32, strided<[6, 1], offset: 2>>
+// CHECK:         gpu.launch_func @kiln_kernels::@k1_generic {{.*}} args(%arg0 : memref<1x6xf32>, %[[B1]] : memref<1x6xf32, strided<[6, 1], offset: 2>>)
+// CHECK:         %[[B2:.*]] = kiln_gpu.rebase %[[R2]] : memref<1x6xf32, strided<[6, 1], offset: 12>> to memref<1x6xf32>
+// CHECK:         gpu.launch_func @kiln_kernels::@k2_generic {{.*}} args(%arg0 : memref<1x6xf32>, %[[B2]] : memref<1x6xf32>)
+// CHECK:         gpu.func @k2_generic(%{{.*}}: memref<1x6xf32>, %{{.*}}: memref<1x6xf32>)
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @parts(%x: memref<1x6xf32>, %y: memref<3x6xf32>) {
+  %r0 = memref.subview %y[0, 0] [1, 6] [1, 1] : memref<3x6xf32> to memref<1x6xf32, strided<[6, 1]>>
+  %r1 = memref.subview %y[1, 0] [1, 6] [1, 1] : memref<3x6xf32> to memref<1x6xf32, strided<[6, 1], offset: 6>>
+  %r2 = memref.subview %y[2, 0] [1, 6] [1, 1] : memref<3x6xf32> to memref<1x6xf32, strided<[6, 1], offset: 12>>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<1x6xf32>) outs(%r0 : memref<1x6xf32, strided<[6, 1]>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<1x6xf32>) outs(%r1 : memref<1x6xf32, strided<[6, 1], offset: 6>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<1x6xf32>) outs(%r2 : memref<1x6xf32, strided<[6, 1], offset: 12>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

@@ -35,6 +35,10 @@ Operation *getAllocation(Value v);
 /// root's start, or nullopt when the layout's offset is dynamic.
 std::optional<int64_t> getStaticByteOffset(Value v);
 
+/// The byte offset of `v`'s base (the pointer a kernel given `v` receives)
+/// from its root's start: 0 but for a kiln_gpu.rebase on the way.
+std::optional<int64_t> getBaseByteOffset(Value v);
+
 /// Bytes of one element in memory (i1 takes a byte).
 uint64_t getElementBytes(Type elementType);
 

@@ -70,6 +70,32 @@ void LibraryCallOp::getEffects(
   }
 }
 
+Value RebaseOp::getViewSource() { return getSource(); }
+
+LogicalResult RebaseOp::verify() {
+  auto from = cast<MemRefType>(getSource().getType());
+  auto to = cast<MemRefType>(getResult().getType());
+  SmallVector<int64_t> fromStrides, toStrides;
+  int64_t fromOffset, toOffset;
+  if (!from.hasStaticShape() ||
+      failed(from.getStridesAndOffset(fromStrides, fromOffset)) ||
+      ShapedType::isDynamic(fromOffset) ||
+      llvm::any_of(fromStrides, ShapedType::isDynamic))
+    return emitOpError("needs a source of static shape, strides and offset, "
+                       "got ")
+           << from;
+  if (failed(to.getStridesAndOffset(toStrides, toOffset)) ||
+      to.getShape() != from.getShape() ||
+      to.getElementType() != from.getElementType() ||
+      to.getMemorySpace() != from.getMemorySpace() ||
+      toStrides != fromStrides || ShapedType::isDynamic(toOffset) ||
+      toOffset < 0 || toOffset > fromOffset)
+    return emitOpError("result ")
+           << to << " must keep the shape, element type and strides of " << from
+           << " with a static offset in [0, " << fromOffset << "]";
+  return success();
+}
+
 LogicalResult
 TileConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        ArrayRef<int64_t> tile, ArrayRef<int64_t> threads,

@@ -3,8 +3,8 @@
 // The kiln_gpu dialect holds what code generation decides and the graph
 // dialect does not know about: how a kernel covers its iteration space (the
 // tile configuration), and where host buffers live in the activation arena.
-// It has attributes only; ops (library calls for cuBLASLt and plugins) come
-// with the kernel work.
+// Its ops are library calls (cuBLASLt and plugins) and the rebasing of a
+// buffer's part for a kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
 
 def KilnGPU_Dialect : Dialect {
   let name = "kiln_gpu";
@@ -157,6 +158,33 @@ def KilnGPU_LibraryCallOp : Op<KilnGPU_Dialect, "library_call",
   let arguments = (ins StrAttr:$callee, Variadic<AnyMemRef>:$buffers,
                        StrArrayAttr:$access, DictionaryAttr:$params);
   let assemblyFormat = "$callee `(` $buffers `)` attr-dict `:` type($buffers)";
+  let hasVerifier = 1;
+}
+
+def KilnGPU_RebaseOp : Op<KilnGPU_Dialect, "rebase",
+    [Pure, DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "The same elements, addressed from a later base";
+  let description = [{
+    A view of the elements of `source` whose base (the pointer a kernel is
+    given) lies `source`'s offset minus the result's offset elements after
+    `source`'s base. Shape, strides and element type are kept; only the
+    static offset shrinks. `kiln-gpu-form-kernels` passes the parts of a
+    buffer (a concatenation's inputs, a split's outputs) to kernels this
+    way, so that kernels which differ only by where their part starts are
+    one kernel (`kiln-gpu-dedup-kernels`). The offset kept is the part's
+    offset modulo a vector's elements, so a kernel's aligned accesses stay
+    aligned. The plan translation gives the kernel the address of the
+    result's base.
+
+    ```mlir
+    %part = kiln_gpu.rebase %view
+        : memref<1x4xf32, strided<[4, 1], offset: 8>> to memref<1x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat =
+      "$source attr-dict `:` type($source) `to` type($result)";
   let hasVerifier = 1;
 }
 
