@@ -31,6 +31,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUFORMKERNELSPASS
@@ -128,11 +129,35 @@ struct FormKernels
   void runOnOperation() override;
 
 private:
+  /// A kernel formed from a generic whose body reads no buffer but its
+  /// operands: what a later generic must match to be launched as it is.
+  struct FormedKernel {
+    ArrayAttr maps, iterators;
+    DictionaryAttr attrs;
+    SmallVector<Type> argTypes;     // the kernel's, rebased
+    SmallVector<unsigned> operands; // the argument of each op operand
+    SmallVector<bool> placed;       // isPlacedBuffer, per argument
+    std::shared_ptr<Region> body;   // a copy of the generic's body
+    gpu::GPUFuncOp func;
+    int64_t blocks;
+    TileConfigAttr config;
+  };
+  /// The kernel formed before that `op` would make again, if any; else
+  /// null, with `key` (and a copy of `op`'s body) remembered in `added`,
+  /// whose kernel the caller fills in.
+  FormedKernel *findFormed(FormedKernel &key, linalg::GenericOp op,
+                           FormedKernel *&added);
+
   LogicalResult formKernel(linalg::GenericOp op, gpu::GPUModuleOp kernels,
                            unsigned index);
   LogicalResult formGroupKernel(scf::ForallOp loop, gpu::GPUModuleOp kernels,
                                 unsigned index);
   TileConfigAttr configFor(Operation *op, int64_t iterations);
+
+  /// Kernels formed by this run, by a hash of their FormedKernel key: a
+  /// network of thousands of layers alike (a concat's parts, a model's
+  /// repeated blocks) forms each kind of kernel once.
+  DenseMap<llvm::hash_code, std::vector<FormedKernel>> formed;
 };
 } // namespace
 
@@ -359,6 +384,52 @@ static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
   return launch;
 }
 
+FormKernels::FormedKernel *FormKernels::findFormed(FormedKernel &key,
+                                                   linalg::GenericOp op,
+                                                   FormedKernel *&added) {
+  llvm::hash_code hash = llvm::hash_combine(
+      key.maps, key.iterators, key.attrs,
+      llvm::hash_combine_range(key.argTypes.begin(), key.argTypes.end()),
+      llvm::hash_combine_range(key.operands.begin(), key.operands.end()),
+      llvm::hash_combine_range(key.placed.begin(), key.placed.end()));
+  op.getRegion().walk([&](Operation *inner) {
+    hash = llvm::hash_combine(hash,
+                              OperationEquivalence::computeHash(
+                                  inner, OperationEquivalence::ignoreHashValue,
+                                  OperationEquivalence::ignoreHashValue,
+                                  OperationEquivalence::IgnoreLocations));
+  });
+  std::vector<FormedKernel> &candidates = formed[hash];
+  for (FormedKernel &f : candidates) {
+    if (f.maps != key.maps || f.iterators != key.iterators ||
+        f.attrs != key.attrs || f.argTypes != key.argTypes ||
+        f.operands != key.operands || f.placed != key.placed)
+      continue;
+    // The bodies: the same ops on block arguments alike, and constants
+    // (cloned into the kernel) of equal values.
+    DenseMap<Value, Value> same;
+    auto check = [&](Value a, Value b) -> LogicalResult {
+      if (a == b || same.lookup(a) == b)
+        return success();
+      Attribute ca, cb;
+      return success(a.getType() == b.getType() &&
+                     matchPattern(a, m_Constant(&ca)) &&
+                     matchPattern(b, m_Constant(&cb)) && ca == cb);
+    };
+    auto mark = [&](Value a, Value b) { same[a] = b; };
+    if (OperationEquivalence::isRegionEquivalentTo(
+            &op.getRegion(), f.body.get(), check, mark,
+            OperationEquivalence::IgnoreLocations))
+      return &f;
+  }
+  key.body = std::make_shared<Region>();
+  IRMapping none;
+  op.getRegion().cloneInto(key.body.get(), none);
+  candidates.push_back(std::move(key));
+  added = &candidates.back();
+  return nullptr;
+}
+
 LogicalResult FormKernels::formKernel(linalg::GenericOp op,
                                       gpu::GPUModuleOp kernels,
                                       unsigned index) {
@@ -412,6 +483,29 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
 
   SmallVector<InPlacePair> inPlace = findInPlacePairs(op, buffers);
   SmallVector<Value> operands = getKernelOperands(buffers, op);
+
+  // A generic alike formed a kernel before (its operands are buffers and
+  // its body reads no other): launch that one.
+  FormedKernel *added = nullptr;
+  auto isBuffer = [](Value v) { return isa<MemRefType>(v.getType()); };
+  if (llvm::none_of(captured, isBuffer) &&
+      llvm::all_of(op->getOperands(), isBuffer)) {
+    FormedKernel key;
+    key.maps = op.getIndexingMaps();
+    key.iterators = op.getIteratorTypes();
+    key.attrs = op->getDiscardableAttrDictionary();
+    key.argTypes = llvm::to_vector(ValueRange(operands).getTypes());
+    for (Value v : op->getOperands())
+      key.operands.push_back(llvm::find(buffers, v) - buffers.begin());
+    for (Value v : buffers)
+      key.placed.push_back(isPlacedBuffer(v));
+    if (FormedKernel *same = findFormed(key, op, added)) {
+      createLaunch(op, same->func, same->blocks, same->config, buffers,
+                   operands, access, inPlace);
+      op.erase();
+      return success();
+    }
+  }
   IRMapping mapping;
   gpu::GPUFuncOp func =
       createKernelFunc(kernels, loc, kernelName(op, index), buffers, operands,
@@ -517,6 +611,11 @@ LogicalResult FormKernels::formKernel(linalg::GenericOp op,
       o->moveBefore(yield);
   }
 
+  if (added) {
+    added->func = func;
+    added->blocks = blocks;
+    added->config = config;
+  }
   // The launch replaces the op on the host.
   createLaunch(op, func, blocks, config, buffers, operands, access, inPlace);
   op.erase();
@@ -712,6 +811,9 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
 void FormKernels::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
+  // The bodies kept to compare with use values of the module: gone before
+  // the module changes hands, whatever happens.
+  auto forget = llvm::make_scope_exit([&] { formed.clear(); });
   if (threads < 1 || threads > 1024 || itemsPerThread < 1) {
     module.emitError("kiln-gpu-form-kernels: threads must be in [1, 1024] and "
                      "items-per-thread >= 1");

@@ -257,3 +257,44 @@ func.func @parts(%x: memref<1x6xf32>, %y: memref<3x6xf32>) {
   }
   return
 }
+
+// -----
+
+// A generic alike one formed before is launched as that kernel, without
+// forming another (kiln-gpu-form-kernels keeps what it formed): the second
+// add of 1.0 reuses the first's kernel; the add of 2.0 (another constant,
+// cloned into its kernel) gets its own.
+// CHECK-LABEL: func.func @formed_once
+// CHECK:         gpu.launch_func @kiln_kernels::@k0_generic {{.*}} args(%arg0 : memref<8xf32>, %arg1 : memref<8xf32>)
+// CHECK:         gpu.launch_func @kiln_kernels::@k0_generic {{.*}} args(%arg1 : memref<8xf32>, %arg0 : memref<8xf32>)
+// CHECK:         gpu.launch_func @kiln_kernels::@k2_generic {{.*}} args(%arg0 : memref<8xf32>, %arg1 : memref<8xf32>)
+// CHECK:       gpu.module @kiln_kernels
+// CHECK:         gpu.func @k0_generic(
+// CHECK:           arith.constant 1.000000e+00 : f32
+// CHECK-NOT:     gpu.func @k1_generic
+// CHECK:         gpu.func @k2_generic(
+// CHECK:           arith.constant 2.000000e+00 : f32
+#id3 = affine_map<(d0) -> (d0)>
+func.func @formed_once(%a: memref<8xf32>, %b: memref<8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+      ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = arith.addf %in, %one : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+      ins(%b : memref<8xf32>) outs(%a : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = arith.addf %in, %one : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+      ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = arith.addf %in, %two : f32
+    linalg.yield %e : f32
+  }
+  return
+}
