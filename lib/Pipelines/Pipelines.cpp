@@ -303,6 +303,8 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm,
   // carries it from a segment to the one that frees it is the one to free.
   memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  // The parts of buffers that kiln-outline-linalg-ops passed rebased.
+  pm.addPass(createKilnLowerRebasePass());
   pm.addPass(createConvertMathToFuncs()); // math.ipowi
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());

@@ -270,52 +270,23 @@ static bool isPlacedBuffer(Value v) {
          v.getDefiningOp<memref::GetGlobalOp>();
 }
 
-/// Whether every use of buffer `v` within `scope` (its regions included)
-/// reads or writes elements by index, so that the kernel may take `v` with
-/// another layout offset: no view of it is taken there, whose type would
-/// follow `v`'s.
-static bool isIndexedOnly(Value v, Operation *scope) {
-  // A walk of `scope`, not of `v`'s uses: an input that every layer reads
-  // has as many uses as the network has layers.
-  return !scope
-              ->walk([&](Operation *user) {
-                if (isa<linalg::LinalgOp, memref::LoadOp, memref::StoreOp,
-                        memref::CopyOp>(user) ||
-                    !llvm::is_contained(user->getOperands(), v))
-                  return WalkResult::advance();
-                return WalkResult::interrupt();
-              })
-              .wasInterrupted();
-}
-
 /// What the launch of the kernel made of `scope` passes for each of
 /// `buffers`: a part of a buffer that starts a vector or more into it is
-/// rebased (kiln_gpu.rebase, built before `scope`) to start at the
-/// vector-aligned element before it, keeping only the offset within that
-/// vector in its type. Kernels then differ by that remainder, not by where
-/// their part lies (a concatenation's thousands of inputs share a kernel),
-/// and accesses aligned before stay aligned.
+/// rebased (rebasePart) to start at the vector-aligned element before it,
+/// keeping only the offset within that vector in its type. Kernels then
+/// differ by that remainder, not by where their part lies (a
+/// concatenation's thousands of inputs share a kernel), and accesses
+/// aligned before stay aligned.
 static SmallVector<Value> getKernelOperands(ArrayRef<Value> buffers,
                                             Operation *scope) {
   SmallVector<Value> operands;
   OpBuilder b(scope);
   for (Value v : buffers) {
-    operands.push_back(v);
-    auto type = cast<MemRefType>(v.getType());
-    int64_t bytes = getElementBytes(type.getElementType());
-    if (kVectorBytes % bytes != 0)
-      continue;
-    int64_t perVector = kVectorBytes / bytes;
-    auto [strides, offset] = type.getStridesAndOffset();
-    if (offset < perVector || !isIndexedOnly(v, scope))
-      continue;
-    int64_t rest = offset % perVector;
-    MemRefLayoutAttrInterface layout;
-    if (rest != 0 || strides != computeSuffixProduct(type.getShape()))
-      layout = StridedLayoutAttr::get(b.getContext(), rest, strides);
-    auto rebased = MemRefType::get(type.getShape(), type.getElementType(),
-                                   layout, type.getMemorySpace());
-    operands.back() = RebaseOp::create(b, v.getLoc(), rebased, v);
+    int64_t bytes =
+        getElementBytes(cast<MemRefType>(v.getType()).getElementType());
+    operands.push_back(kVectorBytes % bytes != 0
+                           ? v
+                           : rebasePart(b, v, kVectorBytes / bytes, scope));
   }
   return operands;
 }

@@ -4,8 +4,11 @@
 
 #include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -120,4 +123,37 @@ bool kiln::isSelfCopy(memref::CopyOp copy) {
   std::optional<int64_t> a = getStaticByteOffset(src),
                          b = getStaticByteOffset(dst);
   return a && b && *a == *b;
+}
+
+/// Whether every use of buffer `v` within `scope` (its regions included)
+/// reads or writes elements by index.
+static bool isIndexedOnly(Value v, Operation *scope) {
+  // A walk of `scope`, not of `v`'s uses: an input that every layer reads
+  // has as many uses as the network has layers.
+  return !scope
+              ->walk([&](Operation *user) {
+                if (isa<linalg::LinalgOp, memref::LoadOp, memref::StoreOp,
+                        memref::CopyOp>(user) ||
+                    !llvm::is_contained(user->getOperands(), v))
+                  return WalkResult::advance();
+                return WalkResult::interrupt();
+              })
+              .wasInterrupted();
+}
+
+Value kiln::rebasePart(OpBuilder &b, Value v, int64_t granule,
+                       Operation *scope) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || !hasStaticLayout(type))
+    return v;
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (offset < granule || !isIndexedOnly(v, scope))
+    return v;
+  int64_t rest = offset % granule;
+  MemRefLayoutAttrInterface layout;
+  if (rest != 0 || strides != computeSuffixProduct(type.getShape()))
+    layout = StridedLayoutAttr::get(b.getContext(), rest, strides);
+  auto rebased = MemRefType::get(type.getShape(), type.getElementType(), layout,
+                                 type.getMemorySpace());
+  return RebaseOp::create(b, v.getLoc(), rebased, v);
 }

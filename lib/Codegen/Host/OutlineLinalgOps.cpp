@@ -81,9 +81,17 @@ struct OutlineLinalgOps
         (func.getName() + "_" + op->getName().stripDialect().str() + "_" +
          std::to_string(index++))
             .str();
+    // A part of a buffer is passed rebased (its offset in its type 0), so
+    // that the parts of a concat or split share one function.
+    SmallVector<Value> passed;
     SmallVector<Type> types;
-    for (Value v : args)
-      types.push_back(v.getType());
+    {
+      OpBuilder atOp(op);
+      for (Value v : args) {
+        passed.push_back(rebasePart(atOp, v, /*granule=*/1, op));
+        types.push_back(passed.back().getType());
+      }
+    }
     auto callee = func::FuncOp::create(b, op->getLoc(), name,
                                        b.getFunctionType(types, {}));
     callee.setPrivate();
@@ -109,8 +117,7 @@ struct OutlineLinalgOps
     }
 
     b.setInsertionPoint(op);
-    auto call =
-        func::CallOp::create(b, op->getLoc(), callee, args.getArrayRef());
+    auto call = func::CallOp::create(b, op->getLoc(), callee, passed);
     call.setNoInline(true);
     op->erase();
     ++numOutlined;

@@ -10,6 +10,7 @@
 #include "kiln/Codegen/Host/Passes.h"
 
 #include "kiln/Codegen/Host/Buffers.h"
+#include "kiln/Dialect/KilnGPU/IR/KilnGPUDialect.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -86,14 +87,21 @@ struct OutlineSegments
       // Each operation's segment: a use is outside its segment when the
       // user's ancestor in the block is in another one (or is no segment's,
       // the terminator or a call made here).
+      // A segment ends after maxOps operations, but not right after a
+      // kiln_gpu.rebase: its call follows it (a rebased pointer cannot be a
+      // segment's result, see `bare` below).
       DenseMap<Operation *, unsigned> segmentOf;
-      for (auto [i, op] : llvm::enumerate(ops))
-        segmentOf[op] = i / maxOps;
+      SmallVector<size_t> starts = {0};
+      for (auto [i, op] : llvm::enumerate(ops)) {
+        if (i - starts.back() >= maxOps && !isa<RebaseOp>(ops[i - 1]))
+          starts.push_back(i);
+        segmentOf[op] = starts.size() - 1;
+      }
+      starts.push_back(ops.size());
       Operation *after = func;
-      for (size_t begin = 0, index = 0; begin < ops.size();
-           begin += maxOps, ++index) {
+      for (size_t index = 0; index + 1 < starts.size(); ++index) {
         ArrayRef<Operation *> segment = ArrayRef(ops).slice(
-            begin, std::min<size_t>(maxOps, ops.size() - begin));
+            starts[index], starts[index + 1] - starts[index]);
         outline(symbols, func, block, segment, index, segmentOf, after);
       }
       // The cloned operations no segment left here a use of.
@@ -143,8 +151,12 @@ struct OutlineSegments
 
     // The reference's calling convention passes a memref as one pointer:
     // a segment whose arguments or results it cannot carry stays in place.
+    // A result is returned as its allocated pointer, which a rebased part
+    // (kiln_gpu.rebase) does not start at.
     auto bare = [](Value v) { return isBarePointerType(v.getType()); };
-    if (!llvm::all_of(args, bare) || !llvm::all_of(results, bare))
+    auto rebased = [](Value v) { return v.getDefiningOp<RebaseOp>(); };
+    if (!llvm::all_of(args, bare) || !llvm::all_of(results, bare) ||
+        llvm::any_of(results, rebased))
       return;
 
     OpBuilder b(func);

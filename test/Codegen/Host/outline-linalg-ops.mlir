@@ -98,3 +98,25 @@ func.func @same(%a: memref<4xf32>, %b: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// The parts of a buffer (a concat's inputs) are passed rebased
+// (kiln_gpu.rebase to offset 0), so that their copies share one function;
+// the part at offset 0 is passed as it is.
+// CHECK-LABEL: func.func @parts(
+// CHECK:         %[[P1:.*]] = memref.subview %arg1[1, 0] [1, 3] [1, 1]
+// CHECK:         %[[R1:.*]] = kiln_gpu.rebase %[[P1]] : memref<1x3xf32, strided<[3, 1], offset: 3>> to memref<1x3xf32>
+// CHECK:         call @parts_copy_0(%arg0, %[[R1]]) {no_inline} : (memref<1x3xf32>, memref<1x3xf32>) -> ()
+// CHECK:         %[[P2:.*]] = memref.subview %arg1[2, 0] [1, 3] [1, 1]
+// CHECK:         %[[R2:.*]] = kiln_gpu.rebase %[[P2]] : memref<1x3xf32, strided<[3, 1], offset: 6>> to memref<1x3xf32>
+// CHECK:         call @parts_copy_0(%arg0, %[[R2]]) {no_inline} : (memref<1x3xf32>, memref<1x3xf32>) -> ()
+// CHECK:       func.func private @parts_copy_0(%{{.*}}: memref<1x3xf32>, %{{.*}}: memref<1x3xf32>)
+// CHECK-NOT:   func.func private @parts_copy_1
+func.func @parts(%x: memref<1x3xf32>, %y: memref<3x3xf32>) {
+  %p1 = memref.subview %y[1, 0] [1, 3] [1, 1] : memref<3x3xf32> to memref<1x3xf32, strided<[3, 1], offset: 3>>
+  memref.copy %x, %p1 : memref<1x3xf32> to memref<1x3xf32, strided<[3, 1], offset: 3>>
+  %p2 = memref.subview %y[2, 0] [1, 3] [1, 1] : memref<3x3xf32> to memref<1x3xf32, strided<[3, 1], offset: 6>>
+  memref.copy %x, %p2 : memref<1x3xf32> to memref<1x3xf32, strided<[3, 1], offset: 6>>
+  return
+}

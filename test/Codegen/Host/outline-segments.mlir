@@ -84,3 +84,29 @@ func.func @dynamic(%n: index) {
   memref.dealloc %d : memref<?xf32>
   return
 }
+
+// -----
+
+// A run does not end right after a kiln_gpu.rebase: the call that takes the
+// rebased part goes with it (a segment's result is passed back as its
+// allocated pointer, which a rebased part does not start at). Each run
+// takes three operations here.
+// CHECK-LABEL: func.func @rebased(
+// CHECK-NEXT:    call @rebased_segment_0(%arg1, %arg0) {no_inline}
+// CHECK-NEXT:    call @rebased_segment_1(%arg1, %arg0) {no_inline}
+// CHECK-NEXT:    return
+// CHECK:       func.func private @rebased_segment_0(
+// CHECK-NEXT:    memref.subview
+// CHECK-NEXT:    kiln_gpu.rebase
+// CHECK-NEXT:    call @part
+// CHECK-NEXT:    return
+func.func private @part(memref<4xf32>, memref<4xf32>)
+func.func @rebased(%x: memref<4xf32>, %y: memref<12xf32>) {
+  %p = memref.subview %y[4] [4] [1] : memref<12xf32> to memref<4xf32, strided<[1], offset: 4>>
+  %r = kiln_gpu.rebase %p : memref<4xf32, strided<[1], offset: 4>> to memref<4xf32>
+  call @part(%x, %r) : (memref<4xf32>, memref<4xf32>) -> ()
+  %q = memref.subview %y[8] [4] [1] : memref<12xf32> to memref<4xf32, strided<[1], offset: 8>>
+  %s = kiln_gpu.rebase %q : memref<4xf32, strided<[1], offset: 8>> to memref<4xf32>
+  call @part(%x, %s) : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}

@@ -18,6 +18,7 @@
 #include <optional>
 
 namespace mlir {
+class OpBuilder;
 class Type;
 namespace memref {
 class CopyOp;
@@ -53,6 +54,15 @@ bool isBarePointerType(Type type);
 /// True when `copy` copies a buffer onto the same bytes (same root, same
 /// static offset and type): nothing to do.
 bool isSelfCopy(memref::CopyOp copy);
+
+/// `v` for a function or kernel made of `scope` to take: when `v` is a part
+/// of a buffer starting `granule` elements or more into it and `scope` only
+/// indexes it (no view of it is taken there, whose type would follow
+/// `v`'s), a kiln_gpu.rebase built at `b` whose base is the element at a
+/// multiple of `granule` at or before the part and whose type keeps the
+/// rest of the offset; else `v`. Functions alike but for where their part
+/// lies then take one type.
+Value rebasePart(OpBuilder &b, Value v, int64_t granule, Operation *scope);
 
 } // namespace kiln
 } // namespace mlir

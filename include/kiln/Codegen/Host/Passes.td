@@ -232,7 +232,10 @@ def KilnOutlineLinalgOpsPass
 
     Layers that are the same op on the same types (equal bodies, locations
     aside) call one function: a network whose layers repeat is compiled
-    by LLVM once a kind of layer, not once a layer.
+    by LLVM once a kind of layer, not once a layer. A part of a buffer (a
+    concat's input, a split's output) that the op only indexes is passed
+    through `kiln_gpu.rebase` to offset 0, so that the parts' layers are
+    alike too (`kiln-lower-rebase` lowers it).
 
     Before:
     ```mlir
@@ -253,7 +256,8 @@ def KilnOutlineLinalgOpsPass
     }
     ```
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::kiln::KilnGPUDialect"];
   let statistics = [
     Statistic<"numOutlined", "ops-outlined", "Number of linalg ops outlined">
   ];
@@ -444,6 +448,27 @@ def KilnCheckAllocationsPass : Pass<"kiln-check-allocations", "ModuleOp"> {
            /*default=*/"\"kiln_reference_allocation_failed\"",
            "The function () -> i1 checked after calls to allocating functions">
   ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def KilnLowerRebasePass : Pass<"kiln-lower-rebase", "ModuleOp"> {
+  let summary = "Lower kiln_gpu.rebase on the host to LLVM descriptors";
+  let description = [{
+    For the CPU reference, after `finalize-memref-to-llvm`: each
+    `kiln_gpu.rebase` (a part of a buffer that `kiln-outline-linalg-ops`
+    passes to a function shared by parts alike) becomes its source's memref
+    descriptor with the aligned pointer moved forward by the source's offset
+    minus the result's, and the result's offset; the allocated pointer,
+    sizes and strides stay. The bare-pointer call then passes the moved
+    pointer.
+
+    ```mlir
+    %r = kiln_gpu.rebase %v
+        : memref<1x4xf32, strided<[4, 1], offset: 8>> to memref<1x4xf32>
+    ```
+    becomes an `llvm.getelementptr` of 8 f32 from `%v`'s aligned pointer,
+    inserted into a copy of its descriptor with offset 0.
+  }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
