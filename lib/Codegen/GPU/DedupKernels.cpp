@@ -7,6 +7,8 @@
 
 #include "kiln/Codegen/GPU/Passes.h"
 
+#include "kiln/Codegen/Host/StructuralHash.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
@@ -31,15 +33,7 @@ DictionaryAttr getAttributesButName(gpu::GPUFuncOp func) {
 /// A hash that equal kernels share: attributes, and each op of the body with
 /// its types and attributes, but not its values or locations.
 llvm::hash_code hashKernel(gpu::GPUFuncOp func, DictionaryAttr attrs) {
-  llvm::hash_code hash = hash_value(attrs);
-  func.getBody().walk([&](Operation *op) {
-    hash =
-        llvm::hash_combine(hash, OperationEquivalence::computeHash(
-                                     op, OperationEquivalence::ignoreHashValue,
-                                     OperationEquivalence::ignoreHashValue,
-                                     OperationEquivalence::IgnoreLocations));
-  });
-  return hash;
+  return hashStructure(func.getBody(), hash_value(attrs));
 }
 
 /// Dedups the kernels of one gpu.module of `module`.

@@ -17,6 +17,7 @@
 #include "kiln/Codegen/GPU/InnerVectors.h"
 #include "kiln/Codegen/GPU/WarpRows.h"
 #include "kiln/Codegen/Host/Buffers.h"
+#include "kiln/Codegen/Host/StructuralHash.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -358,18 +359,13 @@ static gpu::LaunchFuncOp createLaunch(Operation *replaced, gpu::GPUFuncOp func,
 FormKernels::FormedKernel *FormKernels::findFormed(FormedKernel &key,
                                                    linalg::GenericOp op,
                                                    FormedKernel *&added) {
-  llvm::hash_code hash = llvm::hash_combine(
-      key.maps, key.iterators, key.attrs,
-      llvm::hash_combine_range(key.argTypes.begin(), key.argTypes.end()),
-      llvm::hash_combine_range(key.operands.begin(), key.operands.end()),
-      llvm::hash_combine_range(key.placed.begin(), key.placed.end()));
-  op.getRegion().walk([&](Operation *inner) {
-    hash = llvm::hash_combine(hash,
-                              OperationEquivalence::computeHash(
-                                  inner, OperationEquivalence::ignoreHashValue,
-                                  OperationEquivalence::ignoreHashValue,
-                                  OperationEquivalence::IgnoreLocations));
-  });
+  llvm::hash_code hash = hashStructure(
+      op.getRegion(),
+      llvm::hash_combine(
+          key.maps, key.iterators, key.attrs,
+          llvm::hash_combine_range(key.argTypes.begin(), key.argTypes.end()),
+          llvm::hash_combine_range(key.operands.begin(), key.operands.end()),
+          llvm::hash_combine_range(key.placed.begin(), key.placed.end())));
   std::vector<FormedKernel> &candidates = formed[hash];
   for (FormedKernel &f : candidates) {
     if (f.maps != key.maps || f.iterators != key.iterators ||

@@ -8,6 +8,7 @@
 #include "kiln/Codegen/Host/Passes.h"
 
 #include "kiln/Codegen/Host/Buffers.h"
+#include "kiln/Codegen/Host/StructuralHash.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -127,15 +128,8 @@ struct OutlineLinalgOps
   /// types, in order (not of their locations or operands: equal functions
   /// hash equal, and findEquivalent compares the candidates in full).
   static llvm::hash_code hashBody(func::FuncOp callee) {
-    llvm::hash_code hash = hash_value(callee.getFunctionType());
-    callee.getBody().walk([&](Operation *op) {
-      hash = llvm::hash_combine(hash,
-                                OperationEquivalence::computeHash(
-                                    op, OperationEquivalence::ignoreHashValue,
-                                    OperationEquivalence::ignoreHashValue,
-                                    OperationEquivalence::IgnoreLocations));
-    });
-    return hash;
+    return hashStructure(callee.getBody(),
+                         hash_value(callee.getFunctionType()));
   }
 
   /// A function outlined before whose body and type equal `callee`'s.
