@@ -27,7 +27,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
@@ -778,8 +777,8 @@ LogicalResult FormKernels::formGroupKernel(scf::ForallOp loop,
 void FormKernels::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
-  // The bodies kept to compare with use values of the module: gone before
-  // the module changes hands, whatever happens.
+  // The copies of bodies kept for comparison use values of the module:
+  // drop them before the pass returns, on every path.
   auto forget = llvm::make_scope_exit([&] { formed.clear(); });
   if (threads < 1 || threads > 1024 || itemsPerThread < 1) {
     module.emitError("kiln-gpu-form-kernels: threads must be in [1, 1024] and "

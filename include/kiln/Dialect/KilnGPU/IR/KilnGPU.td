@@ -171,10 +171,11 @@ def KilnGPU_RebaseOp : Op<KilnGPU_Dialect, "rebase",
     static offset shrinks. `kiln-gpu-form-kernels` passes the parts of a
     buffer (a concatenation's inputs, a split's outputs) to kernels this
     way, so that kernels which differ only by where their part starts are
-    one kernel (`kiln-gpu-dedup-kernels`). The offset kept is the part's
-    offset modulo a vector's elements, so a kernel's aligned accesses stay
-    aligned. The plan translation gives the kernel the address of the
-    result's base.
+    one kernel; the offset kept is the part's offset modulo a vector's
+    elements, so a kernel's aligned accesses stay aligned, and the plan
+    translation gives the kernel the address of the result's base. The CPU
+    reference's `kiln-outline-linalg-ops` rebases parts to offset 0, and
+    `kiln-lower-rebase` lowers the op there.
 
     ```mlir
     %part = kiln_gpu.rebase %view
