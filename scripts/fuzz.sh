@@ -106,7 +106,10 @@ for t in "${targets[@]}"; do
       -seed_inputs=@"$build/$t.seeds" "$corpus" > "$build/$t.log" 2>&1; then
     status=1
     echo "kiln: $t found a crash (input in $build/artifacts):" >&2
-    grep -E "ERROR|SUMMARY|Test unit written" "$build/$t.log" | head -20 >&2
+    grep -E "ERROR|SUMMARY|Test unit written|^ +#[0-9]+ " "$build/$t.log" | head -40 >&2
+    # The input itself, escaped: CI's artifacts do not outlive its machine.
+    a=$(sed -n 's/.*Test unit written to //p' "$build/$t.log" | tail -1)
+    [ -f "$a" ] && python3 -c 'import sys; print(repr(open(sys.argv[1], "rb").read()[:4096]))' "$a" >&2
   fi
   done_runs=$(grep -E "stat::number_of_executed_units" "$build/$t.log" | awk '{print $2}' | tail -1)
   secs=$(grep -E "Done [0-9]+ runs in" "$build/$t.log" | sed -E 's/.* in ([0-9]+) second.*/\1/' | tail -1)

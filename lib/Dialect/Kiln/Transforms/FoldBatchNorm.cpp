@@ -13,6 +13,7 @@
 
 #include "Weights.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/Sizes.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -38,9 +39,14 @@ std::optional<std::vector<float>> floatConstant(Value v) {
   if (!constant || !constant.getType().getElementType().isF32())
     return std::nullopt;
   ElementsAttr value = constant.getValue();
-  int64_t n = constant.getType().getNumElements();
-  std::vector<float> out(static_cast<size_t>(n));
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+  std::optional<uint64_t> bytes = getByteSize(constant.getType());
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  // A splat of a few bytes is not expanded to gigabytes.
+  if (!bytes ||
+      (dense && dense.isSplat() && *bytes > weights::kMaxExpandedSplatBytes))
+    return std::nullopt;
+  std::vector<float> out(static_cast<size_t>(*bytes / sizeof(float)));
+  if (dense) {
     if (dense.isSplat())
       std::fill(out.begin(), out.end(), dense.getSplatValue<float>());
     else

@@ -7,6 +7,7 @@
 #include "Weights.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Support/Sizes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cstring>
@@ -33,14 +34,18 @@ static std::optional<StoredBytes> viewConstantBytes(Value v) {
   // Whole bytes per element (no i1 or sub-byte types), and some elements.
   if (type.getElementTypeBitWidth() % 8 != 0 || type.getNumElements() == 0)
     return std::nullopt;
+  std::optional<uint64_t> bytes = getByteSize(type);
+  if (!bytes)
+    return std::nullopt;
   StoredBytes stored;
   stored.elementBytes = type.getElementTypeBitWidth() / 8;
-  stored.bytes =
-      static_cast<size_t>(type.getNumElements()) * stored.elementBytes;
+  stored.bytes = *bytes;
   ElementsAttr value = constant.getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
     stored.data = dense.getRawData();
     stored.splat = dense.isSplat();
+    if (stored.splat && stored.bytes > weights::kMaxExpandedSplatBytes)
+      return std::nullopt;
     size_t expected = stored.splat ? stored.elementBytes : stored.bytes;
     return stored.data.size() == expected ? std::optional(stored)
                                           : std::nullopt;

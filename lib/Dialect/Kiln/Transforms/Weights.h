@@ -24,11 +24,18 @@ namespace mlir::kiln::weights {
 /// importer's); larger ones become resource blobs.
 constexpr int64_t kDenseLimit = 64;
 
+/// The most bytes a pass expands a splat weight to (to fold batch norm into
+/// it, merge it with another layer's): a splat takes a few
+/// bytes in the IR and a model file, and must not become gigabytes of host
+/// memory. A layer with a larger one is left as it is.
+constexpr uint64_t kMaxExpandedSplatBytes = uint64_t(64) << 20;
+
 /// True when getConstantBytes(v) has a value (checked without a copy).
 bool hasConstantBytes(Value v);
 
 /// The row-major bytes of `v` when it is a kiln.constant of some elements
-/// of whole bytes each (a splat expanded); none otherwise.
+/// of whole bytes each (a splat expanded, up to kMaxExpandedSplatBytes);
+/// none otherwise.
 std::optional<std::vector<char>> getConstantBytes(Value v);
 
 /// The resource key of the kiln.constant `v` (its weights' name), or

@@ -181,3 +181,23 @@ func.func @gemm_scalar_c(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
        : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+// A splat filter of 80 MB (more than the 64 MiB a pass expands a splat
+// to): the batch norm stays, and nothing is expanded.
+// CHECK-LABEL: func.func @huge_splat_filter
+// CHECK: kiln.constant dense<1.000000e+00> : tensor<20000000x1x1x1xf32>
+// CHECK: kiln.batch_norm
+func.func @huge_splat_filter(%x: tensor<1x1x1x1xf32>) -> tensor<1x20000000x1x1xf32> {
+  %w = kiln.constant dense<1.0> : tensor<20000000x1x1x1xf32>
+  %c = kiln.convolution %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+       : (tensor<1x1x1x1xf32>, tensor<20000000x1x1x1xf32>) -> tensor<1x20000000x1x1xf32>
+  %s = kiln.constant dense<4.0> : tensor<20000000xf32>
+  %t = kiln.constant dense<5.0> : tensor<20000000xf32>
+  %m = kiln.constant dense<1.0> : tensor<20000000xf32>
+  %v = kiln.constant dense<3.0> : tensor<20000000xf32>
+  %y = kiln.batch_norm %c, %s, %t, %m, %v {epsilon = 1.0 : f32}
+       : (tensor<1x20000000x1x1xf32>, tensor<20000000xf32>, tensor<20000000xf32>, tensor<20000000xf32>, tensor<20000000xf32>) -> tensor<1x20000000x1x1xf32>
+  return %y : tensor<1x20000000x1x1xf32>
+}

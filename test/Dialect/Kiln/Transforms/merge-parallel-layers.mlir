@@ -118,3 +118,20 @@ func.func @empty_weights(%e: tensor<2x0xf32>) -> (tensor<2x2xf32>, tensor<2x2xf3
   %d = kiln.fully_connected %e, %z : (tensor<2x0xf32>, tensor<2x0xf32>) -> tensor<2x2xf32>
   return %c, %d : tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// A splat weight of 80 MB (more than the 64 MiB a pass expands a splat to):
+// the layers are not merged, and nothing is expanded.
+// CHECK-LABEL: func.func @huge_splat_weight
+// CHECK-COUNT-2: kiln.fully_connected
+// CHECK-NOT: kiln.slice
+func.func @huge_splat_weight(%x: tensor<4x2xf32>) -> (tensor<4x10000000xf32>, tensor<4x1xf32>) {
+  %w1 = kiln.constant dense<1.0> : tensor<10000000x2xf32>
+  %b1 = kiln.constant dense<0.1> : tensor<10000000xf32>
+  %w2 = kiln.constant dense<[[5.0, 6.0]]> : tensor<1x2xf32>
+  %b2 = kiln.constant dense<[0.3]> : tensor<1xf32>
+  %y1 = kiln.fully_connected %x, %w1, %b1 : (tensor<4x2xf32>, tensor<10000000x2xf32>, tensor<10000000xf32>) -> tensor<4x10000000xf32>
+  %y2 = kiln.fully_connected %x, %w2, %b2 : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<1xf32>) -> tensor<4x1xf32>
+  return %y1, %y2 : tensor<4x10000000xf32>, tensor<4x1xf32>
+}
