@@ -233,6 +233,9 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm,
   // layers (ReferenceExecutor has run it already; running it again is a
   // no-op there, and kiln-opt's kiln-reference-pipeline needs it).
   pm.addNestedPass<func::FuncOp>(createKilnExpandBuiltinPluginsPass());
+  // Outputs that are parts of one tensor: the tensor, returned once (the
+  // executor has run it already and copies the parts out).
+  pm.addPass(createKilnJoinOutputPartsPass());
   // Weights are passed by pointer, not compiled into the code.
   pm.addPass(createKilnOutlineWeightsPass());
   buildLinalgPipeline(pm);

@@ -4,7 +4,9 @@
 // dialect (resource-blob weights outlined as arguments after the inputs,
 // destination-passing style: inputs, weights, then outputs, bare-pointer
 // arguments), and the ExecutionEngine JIT-compiles it at -O2. run() passes
-// one pointer per argument.
+// one pointer per argument. Outputs that are parts of one tensor (a Split's)
+// are written in that tensor, returned once (kiln-join-output-parts), and
+// run() copies them out.
 //
 // Memory: kiln-check-memory refuses, before anything is compiled, a network
 // whose inputs, weights, outputs and live buffers would take more than the
@@ -37,6 +39,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -181,6 +184,34 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module,
       return failure();
     exec->outputSpecs.push_back(*spec);
   }
+  // Outputs that are parts of one tensor come back in that tensor, once;
+  // run() copies them out.
+  PassManager join(module->getContext());
+  join.addPass(createKilnJoinOutputPartsPass());
+  if (failed(join.run(*module)))
+    return failure();
+  if (auto parts =
+          func->getAttrOfType<DenseI64ArrayAttr>(kOutputPartsAttrName)) {
+    for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+      FailureOr<rt::TensorDesc> spec =
+          specOf(func, type, {}, "result" + std::to_string(i),
+                 /*isInput=*/false);
+      if (failed(spec))
+        return failure();
+      exec->resultSpecs.push_back(*spec);
+    }
+    exec->outputParts.assign(parts.asArrayRef().begin(),
+                             parts.asArrayRef().end());
+    if (exec->outputParts.size() != 2 * exec->outputSpecs.size() ||
+        llvm::any_of(llvm::seq<size_t>(0, exec->outputSpecs.size()),
+                     [&](size_t i) {
+                       return exec->outputParts[2 * i] < 0 ||
+                              exec->outputParts[2 * i] >=
+                                  int64_t(exec->resultSpecs.size());
+                     }))
+      return func.emitError("reference executor: malformed ")
+             << kOutputPartsAttrName;
+  }
   func.setSymName(kEntry);
 
   PassManager pm(module->getContext());
@@ -281,8 +312,30 @@ ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
       return t.status();
     outputs.push_back(std::move(*t));
   }
-  for (tooling::HostTensor &t : outputs)
-    pointers.push_back(t.data());
+  // The buffers the code writes: the outputs, or the results that outputs
+  // are parts of (copied out after the run).
+  std::vector<tooling::HostTensor> joined;
+  std::vector<void *> results;
+  if (outputParts.empty()) {
+    for (tooling::HostTensor &t : outputs)
+      results.push_back(t.data());
+  } else {
+    results.assign(resultSpecs.size(), nullptr);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputParts[2 * i + 1] < 0)
+        results[outputParts[2 * i]] = outputs[i].data();
+    joined.reserve(resultSpecs.size());
+    for (auto [r, spec] : llvm::enumerate(resultSpecs)) {
+      if (results[r])
+        continue;
+      auto t = tooling::HostTensor::create(spec.name, spec.type, spec.shape);
+      if (!t.isOk())
+        return t.status();
+      joined.push_back(std::move(*t));
+      results[r] = joined.back().data();
+    }
+  }
+  pointers.insert(pointers.end(), results.begin(), results.end());
   SmallVector<void *> args;
   for (void *&p : pointers)
     args.push_back(&p);
@@ -293,8 +346,9 @@ ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
   memory.arguments = weightBytes;
   for (const tooling::HostTensor &t : inputs)
     memory.arguments += t.numBytes();
-  for (const tooling::HostTensor &t : outputs)
-    memory.arguments += t.numBytes();
+  for (const auto *tensors : {&outputs, &joined})
+    for (const tooling::HostTensor &t : *tensors)
+      memory.arguments += t.numBytes();
   memory.available =
       maxMemory > memory.arguments ? maxMemory - memory.arguments : 0;
   RunMemory *outer = std::exchange(currentRun, &memory);
@@ -310,5 +364,16 @@ ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
     outputs.clear();
     return rt::Status(rt::StatusCode::Internal, memory.failure);
   }
+  // Elements of whole bytes (kiln-join-output-parts joins no others).
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (int64_t offset = outputParts.empty() ? -1 : outputParts[2 * i + 1];
+        offset >= 0) {
+      tooling::HostTensor &t = outputs[i];
+      int64_t bytes = t.numBytes() / t.numElements();
+      std::memcpy(t.data(),
+                  static_cast<char *>(results[outputParts[2 * i]]) +
+                      offset * bytes,
+                  t.numBytes());
+    }
   return rt::Status::ok();
 }

@@ -57,6 +57,12 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
   OwningOpRef<ModuleOp> module;
   std::vector<rt::TensorDesc> inputSpecs, outputSpecs;
+  /// Where the code writes outputs that are parts of one tensor
+  /// (kiln-join-output-parts): the results it returns, and for each output
+  /// its result and element offset there (-1: the result is the output).
+  /// Empty when every output is a result.
+  std::vector<rt::TensorDesc> resultSpecs;
+  std::vector<int64_t> outputParts;
   /// Weight blobs passed after the inputs, and their bytes.
   std::vector<const void *> weights;
   uint64_t weightBytes = 0;

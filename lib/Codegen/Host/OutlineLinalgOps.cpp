@@ -36,17 +36,22 @@ struct OutlineLinalgOps
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
-      SmallVector<Operation *> ops;
+      SmallVector<Operation *> ops, selfCopies;
       func.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
           if (linalgOp.hasPureBufferSemantics())
             ops.push_back(op);
           return WalkResult::skip();
         }
-        if (isa<memref::CopyOp>(op))
-          ops.push_back(op);
+        // A buffer copied onto itself (an output its last layer wrote in
+        // place) is erased, not outlined and run.
+        if (auto copy = dyn_cast<memref::CopyOp>(op))
+          (copy.getSource() == copy.getTarget() ? selfCopies : ops)
+              .push_back(op);
         return WalkResult::advance();
       });
+      for (Operation *copy : selfCopies)
+        copy->erase();
       // The functions follow `func` in the order of their ops.
       Operation *after = func;
       unsigned index = 0;

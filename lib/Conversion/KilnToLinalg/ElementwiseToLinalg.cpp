@@ -13,6 +13,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 
@@ -378,6 +379,20 @@ struct LowerSelect : OpRewritePattern<SelectOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SelectOp op,
                                 PatternRewriter &rewriter) const override {
+    // A splat condition (Expand's, a concat's copies as one broadcast): the
+    // chosen input broadcast, with no condition to store and read.
+    DenseElementsAttr condition;
+    if (matchPattern(op.getCondition(), m_Constant(&condition)) &&
+        condition.isSplat()) {
+      Value chosen =
+          condition.getSplatValue<bool>() ? op.getOnTrue() : op.getOnFalse();
+      rewriter.replaceOp(
+          op, elementwise(rewriter, op.getLoc(), op.getType(), {chosen},
+                          [](OpBuilder &, Location, ValueRange args) {
+                            return args[0];
+                          }));
+      return success();
+    }
     rewriter.replaceOp(
         op, elementwise(rewriter, op.getLoc(), op.getType(),
                         {op.getCondition(), op.getOnTrue(), op.getOnFalse()},

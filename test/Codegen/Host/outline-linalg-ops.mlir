@@ -120,3 +120,17 @@ func.func @parts(%x: memref<1x3xf32>, %y: memref<3x3xf32>) {
   memref.copy %x, %p2 : memref<1x3xf32> to memref<1x3xf32, strided<[3, 1], offset: 6>>
   return
 }
+
+// -----
+
+// A buffer copied onto itself (the output the last layer wrote in place)
+// is erased; a copy to another buffer is outlined.
+// CHECK-LABEL: func.func @self_copy(
+// CHECK-SAME:      %[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>)
+// CHECK-NEXT:    call @self_copy_copy_0(%[[A]], %[[B]]) {no_inline}
+// CHECK-NEXT:    return
+func.func @self_copy(%a: memref<4xf32>, %b: memref<4xf32>) {
+  memref.copy %a, %a : memref<4xf32> to memref<4xf32>
+  memref.copy %a, %b : memref<4xf32> to memref<4xf32>
+  return
+}

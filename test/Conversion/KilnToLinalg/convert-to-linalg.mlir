@@ -29,6 +29,30 @@ func.func @broadcast_add(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf
 
 // -----
 
+// A splat condition (Expand's broadcast): the chosen input broadcast, the
+// condition neither stored nor read; a condition that varies is read.
+// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COL:.+]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @select_splat_condition
+// CHECK-SAME: (%[[A:.+]]: tensor<2x1xf32>, %[[B:.+]]: tensor<2x3xf32>, %[[C:.+]]: tensor<2x3xi1>)
+// CHECK: %[[T:.+]] = linalg.generic {indexing_maps = [#[[COL]], #[[ID3]]], iterator_types = ["parallel", "parallel"]} ins(%[[A]] : tensor<2x1xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: %[[F:.+]] = linalg.generic {{.+}} ins(%[[B]] : tensor<2x3xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[C]], %[[A]], %[[B]] : tensor<2x3xi1>, tensor<2x1xf32>, tensor<2x3xf32>)
+// CHECK: arith.select
+func.func @select_splat_condition(%a: tensor<2x1xf32>, %b: tensor<2x3xf32>, %c: tensor<2x3xi1>)
+    -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %t = kiln.constant dense<true> : tensor<2x3xi1>
+  %f = kiln.constant dense<false> : tensor<1x3xi1>
+  %0 = kiln.select %t, %a, %b : (tensor<2x3xi1>, tensor<2x1xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = kiln.select %f, %a, %b : (tensor<1x3xi1>, tensor<2x1xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = kiln.select %c, %a, %b : (tensor<2x3xi1>, tensor<2x1xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 // Grouped, strided, padded convolution: one generic over the filter,
 // (n, k, oh, ow | c, kh, kw), whose body reads the input in place: channel
 // (k / 3) * 2 + c, position oh * 2 + kh - 1 (zero outside the input), no

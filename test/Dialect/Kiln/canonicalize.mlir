@@ -152,3 +152,49 @@ func.func @unused_constant_erased(%x: tensor<3xf32>) -> tensor<3xf32> {
   %c = kiln.constant dense<2.0> : tensor<3xf32>
   return %x : tensor<3xf32>
 }
+
+// -----
+
+// A run of copies of one concat input is one broadcast of it over a new
+// dimension, reshaped back; x, y, x (no run) stays a concat of three.
+// CHECK-LABEL: func.func @concat_runs_become_broadcast
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>, %[[Y:.+]]: tensor<2x1xf32>)
+// CHECK-DAG: %[[T3:.+]] = kiln.constant dense<true> : tensor<1x3x1xi1>
+// CHECK-DAG: %[[T2:.+]] = kiln.constant dense<true> : tensor<1x2x1xi1>
+// CHECK: %[[UX:.+]] = kiln.reshape %[[X]] : tensor<2x3xf32> -> tensor<2x1x3xf32>
+// CHECK: %[[BX:.+]] = kiln.select %[[T3]], %[[UX]], %[[UX]] : (tensor<1x3x1xi1>, tensor<2x1x3xf32>, tensor<2x1x3xf32>) -> tensor<2x3x3xf32>
+// CHECK: %[[RX:.+]] = kiln.reshape %[[BX]] : tensor<2x3x3xf32> -> tensor<2x9xf32>
+// CHECK: %[[UY:.+]] = kiln.reshape %[[Y]] : tensor<2x1xf32> -> tensor<2x1x1xf32>
+// CHECK: %[[BY:.+]] = kiln.select %[[T2]], %[[UY]], %[[UY]]
+// CHECK: %[[RY:.+]] = kiln.reshape %[[BY]] : tensor<2x2x1xf32> -> tensor<2x2xf32>
+// CHECK: %[[C:.+]] = kiln.concat %[[RX]], %[[RY]] {axis = 1 : i64} : (tensor<2x9xf32>, tensor<2x2xf32>) -> tensor<2x11xf32>
+// CHECK: %[[N:.+]] = kiln.concat %[[X]], %[[Y]], %[[X]] {axis = 1 : i64}
+// CHECK: return %[[C]], %[[N]]
+func.func @concat_runs_become_broadcast(%x: tensor<2x3xf32>, %y: tensor<2x1xf32>)
+    -> (tensor<2x11xf32>, tensor<2x7xf32>) {
+  %0 = kiln.concat %x, %x, %x, %y, %y {axis = 1 : i64}
+       : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x11xf32>
+  %1 = kiln.concat %x, %y, %x {axis = 1 : i64}
+       : (tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x3xf32>) -> tensor<2x7xf32>
+  return %0, %1 : tensor<2x11xf32>, tensor<2x7xf32>
+}
+
+// -----
+
+// Copies of one input only: the broadcast is the result. A rank-8 input
+// would need a ninth dimension: its copies stay a concat.
+// CHECK-LABEL: func.func @concat_copies_only
+// CHECK-SAME: (%[[X:.+]]: tensor<1x1xf32>, %[[Z:.+]]: tensor<1x1x1x1x1x1x1x2xf32>)
+// CHECK: %[[U:.+]] = kiln.reshape %[[X]] : tensor<1x1xf32> -> tensor<1x1x1xf32>
+// CHECK: %[[B:.+]] = kiln.select %{{.+}}, %[[U]], %[[U]] : (tensor<4x1x1xi1>, tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<4x1x1xf32>
+// CHECK: %[[R:.+]] = kiln.reshape %[[B]] : tensor<4x1x1xf32> -> tensor<4x1xf32>
+// CHECK: %[[C:.+]] = kiln.concat %[[Z]], %[[Z]] {axis = 7 : i64}
+// CHECK: return %[[R]], %[[C]]
+func.func @concat_copies_only(%x: tensor<1x1xf32>, %z: tensor<1x1x1x1x1x1x1x2xf32>)
+    -> (tensor<4x1xf32>, tensor<1x1x1x1x1x1x1x4xf32>) {
+  %0 = kiln.concat %x, %x, %x, %x {axis = 0 : i64}
+       : (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<4x1xf32>
+  %1 = kiln.concat %z, %z {axis = 7 : i64}
+       : (tensor<1x1x1x1x1x1x1x2xf32>, tensor<1x1x1x1x1x1x1x2xf32>) -> tensor<1x1x1x1x1x1x1x4xf32>
+  return %0, %1 : tensor<4x1xf32>, tensor<1x1x1x1x1x1x1x4xf32>
+}

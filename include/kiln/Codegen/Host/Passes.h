@@ -30,6 +30,11 @@ inline constexpr llvm::StringLiteral kNumInputsAttrName = "kiln.num_inputs";
 inline constexpr llvm::StringLiteral kOutlinedWeightsAttrName =
     "kiln.outlined_weights";
 
+/// The function attribute kiln-join-output-parts sets: for each output in
+/// order, the result it is in and its element offset there (-1: the result
+/// is the output), as a flat i64 array of pairs.
+inline constexpr llvm::StringLiteral kOutputPartsAttrName = "kiln.output_parts";
+
 /// The alignment of the buffers and globals that passes make before one-shot
 /// bufferization: one-shot bufferization's own.
 inline constexpr int64_t kBufferAlignment = 64;

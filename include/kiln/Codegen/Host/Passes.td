@@ -164,6 +164,44 @@ def KilnSharedReadsPass : Pass<"kiln-shared-reads", "func::FuncOp"> {
   ];
 }
 
+def KilnJoinOutputPartsPass : Pass<"kiln-join-output-parts", "ModuleOp"> {
+  let summary = "Return a tensor once for the outputs that are parts of it";
+  let description = [{
+    For the CPU reference: the network outputs that are contiguous parts of
+    one tensor (unit-stride `kiln.slice`s whose elements are one run of the
+    tensor's: a Split's or a Caffe Slice's tops) are dropped from the
+    results, and the tensor is returned once: after the other results, or
+    as the output it is itself. The function's `kiln.output_parts`
+    attribute maps each output the executor hands out to a result:
+    `[result, element offset]` pairs in output order, offset -1 where the
+    result is the output itself. The executor copies the joined outputs out
+    of their result. A Slice into 20,000 tops is then one copy, not 20,000
+    parts of code to compile. Only tensors that two or more outputs are
+    parts of are joined, of elements of whole bytes (i1 is stored in one);
+    functions that are called are left alone.
+
+    Before:
+    ```mlir
+    func.func @net(%x: tensor<2x4xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>) {
+      %a = kiln.slice %x {start = array<i64: 0, 0>, size = array<i64: 1, 4>, stride = array<i64: 1, 1>} : ...
+      %b = kiln.slice %x {start = array<i64: 1, 0>, size = array<i64: 1, 4>, stride = array<i64: 1, 1>} : ...
+      return %a, %b : tensor<1x4xf32>, tensor<1x4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @net(%x: tensor<2x4xf32>) -> tensor<2x4xf32>
+        attributes {kiln.output_parts = array<i64: 0, 0, 0, 4>} {
+      return %x : tensor<2x4xf32>
+    }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numJoined", "outputs-joined",
+              "Number of outputs returned as parts of another result">
+  ];
+}
+
 def KilnOutlineWeightsPass : Pass<"kiln-outline-weights", "ModuleOp"> {
   let summary = "Pass resource-blob weights to the function as arguments";
   let description = [{
@@ -229,6 +267,8 @@ def KilnOutlineLinalgOpsPass
 
     An op with a buffer of dynamic shape or layout stays where it is (the
     bare-pointer calling convention the reference uses needs static ones).
+    A `memref.copy` of a buffer onto itself (bufferization leaves one where
+    the last layer wrote the output in place) is erased.
 
     Layers that are the same op on the same types (equal bodies, locations
     aside) call one function: a network whose layers repeat is compiled

@@ -621,6 +621,7 @@ def Kiln_ConcatOp : Kiln_InferredOp<"concat",
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Kiln_SliceOp : Kiln_InferredOp<"slice", [Kiln_PrecisionOpInterface]> {
