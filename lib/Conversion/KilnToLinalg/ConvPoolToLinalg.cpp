@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -368,14 +369,18 @@ struct LowerConvolution : OpRewritePattern<ConvolutionOp> {
     if (productMinFlops < 0 || op.getGroups() != 1 ||
         !op.getType().hasStaticShape())
       return false;
-    // 2 N K O... C R... operations: the filter's elements but K.
+    // 2 N K O... C R... operations: the filter's elements but K. Saturated
+    // at 2^64 - 1 (a huge layer is a product; the budgets refuse it later).
     bool last = op.getLayout() == Layout::ChannelsLast;
-    int64_t flops = 2 * op.getType().getNumElements();
-    for (int64_t d : op.getFilter().getType().getShape())
-      flops *= d;
-    flops /= op.getFilter().getType().getDimSize(
-        last ? op.getFilter().getType().getRank() - 1 : 0);
-    return flops >= productMinFlops;
+    RankedTensorType filter = op.getFilter().getType();
+    int64_t k = last ? filter.getRank() - 1 : 0;
+    uint64_t flops = 2;
+    for (int64_t d : op.getType().getShape())
+      flops = llvm::SaturatingMultiply(flops, static_cast<uint64_t>(d));
+    for (auto [i, d] : llvm::enumerate(filter.getShape()))
+      if (static_cast<int64_t>(i) != k)
+        flops = llvm::SaturatingMultiply(flops, static_cast<uint64_t>(d));
+    return flops >= static_cast<uint64_t>(productMinFlops);
   }
 
   LogicalResult matchAndRewrite(ConvolutionOp op,
