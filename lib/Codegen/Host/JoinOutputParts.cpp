@@ -94,6 +94,8 @@ struct JoinOutputPartsPass
     SmallVector<DictionaryAttr> resultAttrs;
     SmallVector<int64_t> map(2 * n);
     llvm::SetVector<Operation *> slices;
+    // The first result each value is (a joined tensor may be one already).
+    llvm::DenseMap<Value, int64_t> resultOf;
     for (unsigned i = 0; i < n; ++i) {
       if (joined[i]) {
         slices.insert(ret.getOperand(i).getDefiningOp());
@@ -101,6 +103,7 @@ struct JoinOutputPartsPass
       }
       map[2 * i] = results.size();
       map[2 * i + 1] = -1;
+      resultOf.try_emplace(ret.getOperand(i), results.size());
       results.push_back(ret.getOperand(i));
       resultAttrs.push_back(func.getResultAttrDict(i));
     }
@@ -108,9 +111,9 @@ struct JoinOutputPartsPass
       if (outputs.size() < 2)
         continue;
       // The tensor is returned once: as an output of its own if it is one.
-      auto *it = llvm::find(results, tensor);
-      int64_t result = it - results.begin();
-      if (it == results.end()) {
+      auto [it, added] = resultOf.try_emplace(tensor, results.size());
+      int64_t result = it->second;
+      if (added) {
         results.push_back(tensor);
         resultAttrs.push_back(DictionaryAttr::get(func.getContext()));
       }
