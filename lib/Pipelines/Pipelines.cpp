@@ -246,6 +246,12 @@ void mlir::kiln::buildReferencePipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createKilnCheckWorkPass(work));
   if (fusionGroups)
     buildGroupsPipeline(pm);
+  else {
+    // Elementwise layers are computed where they are read, and a chain of
+    // them (past what fuses) is written in one buffer, not one each.
+    pm.addNestedPass<func::FuncOp>(createKilnFuseElementwisePass());
+    pm.addNestedPass<func::FuncOp>(createKilnElementwiseInPlacePass());
+  }
   KilnDestinationPassingPassOptions dps;
   dps.keepNames = false;
   pm.addPass(createKilnDestinationPassingPass(dps));

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <tuple>
+#include <type_traits>
 
 namespace kiln::tooling {
 
@@ -32,6 +34,48 @@ rt::Status makeDirectories(const std::string &path) {
                             "': " + std::strerror(errno));
     if (end == std::string::npos)
       return rt::Status::ok();
+  }
+}
+
+/// The least, greatest and sum of `n` values, each read as a double by
+/// `at` (NaNs as std::min and std::max treat them).
+template <typename Read>
+std::tuple<double, double, double> summarizeWith(int64_t n, Read at) {
+  double lo = 0, hi = 0, sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = at(i);
+    lo = i ? std::min(lo, v) : v;
+    hi = i ? std::max(hi, v) : v;
+    sum += v;
+  }
+  return {lo, hi, sum};
+}
+
+/// `t`'s least, greatest and sum of values: a typed loop for the common
+/// types (an output of 2^31 elements is summarized in seconds), through
+/// HostTensor::at for the others.
+std::tuple<double, double, double> summarize(const HostTensor &t) {
+  int64_t n = t.numElements();
+  auto typed = [&](auto *first) {
+    using T = std::remove_pointer_t<decltype(first)>;
+    const T *p = static_cast<const T *>(t.data());
+    return summarizeWith(n, [p](int64_t i) { return double(p[i]); });
+  };
+  switch (t.type) {
+  case DataType::F32:
+    return typed(static_cast<float *>(nullptr));
+  case DataType::F64:
+    return typed(static_cast<double *>(nullptr));
+  case DataType::I8:
+    return typed(static_cast<int8_t *>(nullptr));
+  case DataType::U8:
+    return typed(static_cast<uint8_t *>(nullptr));
+  case DataType::I32:
+    return typed(static_cast<int32_t *>(nullptr));
+  case DataType::I64:
+    return typed(static_cast<int64_t *>(nullptr));
+  default:
+    return summarizeWith(n, [&t](int64_t i) { return t.at(i); });
   }
 }
 } // namespace
@@ -65,13 +109,7 @@ rt::StatusOr<int> reportOutputs(const std::vector<HostTensor> &outputs,
   int mismatches = 0;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const HostTensor &t = outputs[k];
-    double lo = 0, hi = 0, sum = 0;
-    for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
-      double v = t.at(i);
-      lo = i ? std::min(lo, v) : v;
-      hi = i ? std::max(hi, v) : v;
-      sum += v;
-    }
+    auto [lo, hi, sum] = summarize(t);
     double mean = t.numElements() ? sum / t.numElements() : 0.0;
     out << "output '" << t.name << "' " << t.typeString() << ": min "
         << format("%e", lo) << ", max " << format("%e", hi) << ", mean "

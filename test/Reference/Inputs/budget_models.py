@@ -5,8 +5,8 @@ budget.
 
     python3 budget_models.py OUT_DIR [MIB]
 
-MIB (default 64) is the size of one tensor of the chain, the broadcast and
-the external weight, in MiB.
+MIB (default 64) is the size of one tensor of the chain, the fork, the
+broadcast and the external weight, in MiB.
 """
 
 import os
@@ -36,11 +36,19 @@ def main(out, mib):
     os.makedirs(out, exist_ok=True)
     n = mib * (1 << 20) // 4
     # A chain of eight layers of MIB MiB each (Tanh and Sigmoid in turn, which
-    # nothing folds): at most three of them live at once.
+    # nothing folds): the reference fuses them into one loop.
     nodes = [helper.make_node("Tanh" if i % 2 == 0 else "Sigmoid",
                               ["v%d" % i], ["v%d" % (i + 1)], name="layer%d" % (i + 1))
              for i in range(8)]
     save(out, "chain", model(nodes, [f32("v0", [n])], [f32("v8", [n])]))
+    # Two layers of MIB MiB that two layers each read (so that neither fuses
+    # into a reader), and three outputs: all five live at once.
+    nodes = [helper.make_node("Tanh", ["v0"], ["v1"], name="layer1"),
+             helper.make_node("Sigmoid", ["v1"], ["v2"], name="layer2"),
+             helper.make_node("Tanh", ["v1"], ["a"], name="out_a"),
+             helper.make_node("Sigmoid", ["v2"], ["b"], name="out_b"),
+             helper.make_node("Tanh", ["v2"], ["c"], name="out_c")]
+    save(out, "fork", model(nodes, [f32("v0", [n])], [f32(y, [n]) for y in "abc"]))
     # Four outputs of MIB MiB each, broadcast from two small inputs.
     side = int(np.sqrt(n))
     nodes = [helper.make_node(op, ["a", "b"], ["y%d" % i], name="out%d" % i)

@@ -136,6 +136,67 @@ def KilnConcatDestinationsPass
   ];
 }
 
+def KilnFuseElementwisePass
+    : Pass<"kiln-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuse elementwise layers into their one reader, with a "
+                "bounded body";
+  let description = [{
+    For the CPU reference, on tensors: upstream's elementwise fusion
+    (`linalg::populateElementwiseOpsFusionPatterns`) fuses a
+    `linalg.generic` of parallel loops into the linalg op that reads it,
+    where the producer's result has that one use and both are in one block,
+    and the fused body would have at most `max-body-ops` operations. The
+    intermediate tensor is never stored: a window's iota, cos, mul and sub
+    are one loop over the output, and a chain of activations reads its
+    input and writes its output once. The bound keeps each fusion's cost
+    (a copy of both bodies) constant, so a chain of 20,000 layers fuses in
+    linear time, into layers of at most `max-body-ops` operations.
+  }];
+  let options = [
+    Option<"maxBodyOps", "max-body-ops", "int64_t", /*default=*/"64",
+           "The most operations a fused body may have">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def KilnElementwiseInPlacePass
+    : Pass<"kiln-elementwise-in-place", "func::FuncOp"> {
+  let summary = "Write an elementwise layer's result over an input that "
+                "nothing else reads";
+  let description = [{
+    For the CPU reference, on tensors before bufferization: an elementwise
+    `linalg.generic` (parallel loops only) whose one init is a
+    `tensor.empty` its body does not read takes as its init an input of the
+    result's type, read through the same (permutation) indexing map, that
+    is the result of a linalg op of the same block and has no other use.
+    The body reads the element through the init instead, and the input is
+    dropped. One-shot bufferization then writes the result over the input's
+    buffer, in place, instead of a new one: a chain of elementwise layers
+    (a window's iota, cos, mul and sub) takes one buffer, not one per
+    layer, and empty-tensor elimination puts it in the output's buffer when
+    the chain ends in an output. Network inputs, weights and tensors read
+    twice are never written.
+
+    Before:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %c = linalg.generic {... ["parallel"]} ins(%t : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.cos %in : f32
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    ```
+    After (`%t`, a linalg result read only here):
+    ```mlir
+    %c = linalg.generic {... ["parallel"]} outs(%t : tensor<4xf32>) {
+    ^bb0(%out: f32):
+      %v = math.cos %out : f32
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    ```
+  }];
+}
+
 def KilnSharedReadsPass : Pass<"kiln-shared-reads", "func::FuncOp"> {
   let summary = "Read a tensor that many ops read through a buffer of its own";
   let description = [{
