@@ -62,9 +62,20 @@ struct ElementwiseInPlace
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation().walk([](linalg::GenericOp op) {
-      if (OpOperand *input = findDeadInput(op))
-        writeOver(op, input);
+    // How many layers before a result wrote over the same buffer. A chain
+    // longer than `max-chain` starts a new buffer: one-shot bufferization
+    // checks each in-place write against every alias of its buffer, so an
+    // unbounded chain would make that analysis quadratic in the chain.
+    DenseMap<Value, unsigned> depth;
+    getOperation().walk([&](linalg::GenericOp op) {
+      OpOperand *input = findDeadInput(op);
+      if (!input)
+        return;
+      unsigned next = depth.lookup(input->get()) + 1;
+      if (next > maxChain)
+        return;
+      writeOver(op, input);
+      depth[op->getResult(0)] = next;
     });
   }
 };

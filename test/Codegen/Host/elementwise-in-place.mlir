@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --split-input-file --kiln-elementwise-in-place | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-elementwise-in-place=max-chain=1 | FileCheck %s --check-prefix=ONE
 
 // A linalg result read only by an elementwise generic becomes its init; the
 // body reads it through the init's argument.
@@ -124,4 +125,37 @@ func.func @reduction(%x: tensor<4xf32>, %z: tensor<f32>) -> tensor<f32> {
     linalg.yield %v : f32
   } -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// -----
+
+// Three layers in a row: by default the second and third write over the
+// first's buffer; with max-chain=1 the third starts a buffer of its own.
+// CHECK-LABEL: func.func @long(
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>)
+// CHECK:         %[[B:.*]] = linalg.generic {{.*}} outs(%[[A]] : tensor<4xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%[[B]] : tensor<4xf32>)
+// ONE-LABEL:   func.func @long(
+// ONE:           %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>)
+// ONE:           %[[B:.*]] = linalg.generic {{.*}} outs(%[[A]] : tensor<4xf32>)
+// ONE:           linalg.generic {{.*}} ins(%[[B]] : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+#id = affine_map<(d0) -> (d0)>
+func.func @long(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.negf %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.cos %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.sin %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %c : tensor<4xf32>
 }

@@ -175,7 +175,10 @@ def KilnElementwiseInPlacePass
     (a window's iota, cos, mul and sub) takes one buffer, not one per
     layer, and empty-tensor elimination puts it in the output's buffer when
     the chain ends in an output. Network inputs, weights and tensors read
-    twice are never written.
+    twice are never written. After `max-chain` layers over one buffer the
+    next layer takes a new one: one-shot bufferization checks each in-place
+    write against every alias of its buffer, so chains of bounded length
+    keep that analysis linear in the number of layers.
 
     Before:
     ```mlir
@@ -195,6 +198,10 @@ def KilnElementwiseInPlacePass
     } -> tensor<4xf32>
     ```
   }];
+  let options = [
+    Option<"maxChain", "max-chain", "unsigned", /*default=*/"16",
+           "The most layers written over one buffer in a row">
+  ];
 }
 
 def KilnSharedReadsPass : Pass<"kiln-shared-reads", "func::FuncOp"> {
