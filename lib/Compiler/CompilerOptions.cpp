@@ -79,6 +79,38 @@ bool parseShape(llvm::StringRef spec, std::string &name,
   return true;
 }
 
+/// Parses "name=1x3:8x3:64x3" (min:opt:max) into `profile`; the error names
+/// what is wrong, or is empty on success.
+std::string parseProfile(llvm::StringRef spec, std::string &name,
+                         ShapeProfile &profile) {
+  auto [lhs, rhs] = spec.rsplit('=');
+  SmallVector<llvm::StringRef> parts;
+  rhs.split(parts, ':');
+  SmallVector<int64_t> *shapes[] = {&profile.min, &profile.opt, &profile.max};
+  if (lhs.empty() || parts.size() != 3)
+    return "--shapes expects name=MIN:OPT:MAX with shapes AxBxC, got '" +
+           spec.str() + "'";
+  name = lhs.str();
+  for (auto [part, shape] : llvm::zip(parts, shapes))
+    if (std::string unused; !parseShape(lhs.str() + "=" + part.str(), unused,
+                                        *shape))
+      return "--shapes for '" + name + "': '" + part.str() +
+             "' is not a shape AxBxC of non-negative sizes";
+  if (profile.min.size() != profile.opt.size() ||
+      profile.opt.size() != profile.max.size())
+    return "--shapes for '" + name + "': min, opt and max have ranks " +
+           std::to_string(profile.min.size()) + ", " +
+           std::to_string(profile.opt.size()) + " and " +
+           std::to_string(profile.max.size()) + "; they must have one rank";
+  for (size_t i = 0; i < profile.min.size(); ++i)
+    if (profile.min[i] > profile.opt[i] || profile.opt[i] > profile.max[i])
+      return "--shapes for '" + name + "': dimension " + std::to_string(i) +
+             " has min " + std::to_string(profile.min[i]) + ", opt " +
+             std::to_string(profile.opt[i]) + " and max " +
+             std::to_string(profile.max[i]) + "; it needs min <= opt <= max";
+  return "";
+}
+
 /// Parses "16G", "512M", "1048576": bytes with an optional K/M/G/T (powers
 /// of 1024).
 std::optional<uint64_t> parseBytes(llvm::StringRef text) {
@@ -284,6 +316,26 @@ LogicalResult mlir::kiln::applyCompileSettings(const ::kiln::CompileSettings &s,
                   std::to_string(*s.batch));
     options.import.batch = *s.batch;
   }
+  for (const std::string &spec : s.shapes) {
+    std::string name;
+    ShapeProfile profile;
+    if (std::string why = parseProfile(spec, name, profile); !why.empty())
+      return fail(why);
+    if (options.import.inputShapes.count(name))
+      return fail("input '" + name +
+                  "' has both --input-shape and --shapes; give one");
+    if (!options.import.profiles.try_emplace(name, profile).second)
+      return fail("--shapes gives input '" + name + "' twice");
+  }
+  if (s.maxBatch) {
+    if (*s.maxBatch < 1)
+      return fail("--max-batch must be at least 1, got " +
+                  std::to_string(*s.maxBatch));
+    if (options.import.batch)
+      return fail("--max-batch and --batch both set the first dimension; "
+                  "give one");
+    options.import.maxBatch = *s.maxBatch;
+  }
   for (const std::string &output : s.outputs) {
     if (output.empty())
       return fail("--output expects the name of a blob");
@@ -349,6 +401,22 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
     os << " input-shape=" << shape;
   if (options.import.batch)
     os << " batch=" << *options.import.batch;
+  std::vector<std::string> profiles;
+  for (const auto &entry : options.import.profiles) {
+    std::string text = entry.first().str() + "=";
+    const ShapeProfile &p = entry.second;
+    for (auto [k, shape] : llvm::enumerate({&p.min, &p.opt, &p.max})) {
+      text += k ? ":" : "";
+      for (auto [i, d] : llvm::enumerate(*shape))
+        text += (i ? "x" : "") + std::to_string(d);
+    }
+    profiles.push_back(text);
+  }
+  llvm::sort(profiles);
+  for (const std::string &profile : profiles)
+    os << " shapes=" << profile;
+  if (options.import.maxBatch)
+    os << " max-batch=" << *options.import.maxBatch;
   for (const std::string &name : constants)
     os << " constant-input=" << name;
   for (const std::string &output : options.outputs)

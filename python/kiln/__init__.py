@@ -199,6 +199,10 @@ _CONVERT = {
     "shapes": lambda k, v: [
         f"{n}=" + "x".join(str(int(d)) for d in shape) for n, shape in _pairs(k, v)
     ],
+    "profiles": lambda k, v: [
+        f"{n}=" + ":".join("x".join(str(int(d)) for d in shape) for shape in shapes)
+        for n, shapes in _pairs(k, v)
+    ],
 }
 
 

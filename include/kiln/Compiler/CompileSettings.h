@@ -78,6 +78,12 @@ struct Assignments : Repeatable {
 struct Shapes : Repeatable {
   static constexpr const char *python = "shapes", *valueDesc = "name=shape";
 };
+/// "NAME=1x3:8x3:64x3" each (min:opt:max); a dict of (min, opt, max) shapes
+/// in Python.
+struct Profiles : Repeatable {
+  static constexpr const char *python = "profiles",
+                              *valueDesc = "name=min:opt:max";
+};
 } // namespace option
 
 /// One field per option of CompileOptions.def, named by its first column;

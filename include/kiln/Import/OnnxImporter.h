@@ -24,11 +24,23 @@ namespace mlir {
 class MLIRContext;
 namespace kiln {
 
+/// The shapes an input may take (TensorRT's optimization profile): each
+/// dimension ranges from min to max, and opt is the shape to tune for. A
+/// dimension whose min and max differ is dynamic (`?`) in the IR.
+struct ShapeProfile {
+  SmallVector<int64_t> min, opt, max;
+};
+
 struct OnnxImportOptions {
   /// Static shapes for inputs, by name (fixes dynamic dimensions).
   llvm::StringMap<SmallVector<int64_t>> inputShapes;
   /// Value for a dynamic first (batch) dimension of every input.
   std::optional<int64_t> batch;
+  /// Ranges of input shapes, by name (--shapes).
+  llvm::StringMap<ShapeProfile> profiles;
+  /// Every input's dynamic first dimension ranges over 1..maxBatch, opt
+  /// maxBatch (--max-batch).
+  std::optional<int64_t> maxBatch;
   /// Inputs to treat as constants: name -> path of a serialized TensorProto.
   /// (Shape-like inputs such as Reshape's shape must be known at build time.)
   llvm::StringMap<std::string> constantInputs;

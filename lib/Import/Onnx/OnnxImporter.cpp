@@ -94,7 +94,14 @@ private:
   }
   LogicalResult importInputs(const onnx::GraphProto &graph, OpBuilder &b,
                              SmallVectorImpl<Type> &argTypes,
-                             SmallVectorImpl<std::string> &argNames);
+                             SmallVectorImpl<std::string> &argNames,
+                             SmallVectorImpl<ShapeProfile> &argProfiles);
+  /// The shape of input `name` under its range (--shapes, --max-batch), with
+  /// `?` where min and max differ; `model` holds the model's dims (-1 where
+  /// dynamic). Empty `profile.max` when the input has no range.
+  LogicalResult rangedShape(StringRef name, ArrayRef<int64_t> model,
+                            SmallVectorImpl<int64_t> &shape,
+                            ShapeProfile &profile);
   /// The graph's initializers, and (for the main graph) the tensors given
   /// with --constant-input.
   LogicalResult importInitializers(onnx::GraphProto &graph, OpBuilder &b,
@@ -579,9 +586,54 @@ const HandlerEntry *GraphImporter::findHandler(const onnx::NodeProto &node,
 }
 
 LogicalResult
+GraphImporter::rangedShape(StringRef name, ArrayRef<int64_t> model,
+                           SmallVectorImpl<int64_t> &shape,
+                           ShapeProfile &profile) {
+  auto given = options.profiles.find(name);
+  if (given != options.profiles.end()) {
+    profile = given->second;
+    if (profile.max.size() != model.size())
+      return error("--shapes for '" + name + "' has rank " +
+                   Twine(profile.max.size()) +
+                   ", but the model's input has rank " + Twine(model.size()));
+    for (auto [i, d] : llvm::enumerate(model))
+      if (d >= 0 && (profile.min[i] != d || profile.max[i] != d))
+        return error("--shapes for '" + name + "' gives dimension " +
+                     Twine(i) + " the range [" + Twine(profile.min[i]) + ", " +
+                     Twine(profile.max[i]) + "], which the model fixes at " +
+                     Twine(d));
+  } else if (options.maxBatch && !options.inputShapes.count(name)) {
+    if (model.empty() || model[0] >= 0)
+      return error("input '" + name + "' " +
+                   (model.empty() ? Twine("is a scalar")
+                                  : "fixes its first dimension at " +
+                                        Twine(model[0])) +
+                   "; --max-batch needs every input's first dimension "
+                   "dynamic (export the model with a dynamic batch axis, or "
+                   "give this input's range with --shapes)");
+    profile.min.assign(model.begin(), model.end());
+    profile.min[0] = 1;
+    profile.opt = profile.min;
+    profile.opt[0] = *options.maxBatch;
+    profile.max = profile.opt;
+    for (auto [i, d] : llvm::enumerate(model))
+      if (i > 0 && d < 0)
+        return error("input '" + name + "' has dynamic dimension " +
+                     Twine(i) + "; --max-batch ranges the first dimension "
+                     "only: give the others with --shapes " + name + "=...");
+  } else {
+    return success();
+  }
+  for (auto [lo, hi] : llvm::zip(profile.min, profile.max))
+    shape.push_back(lo == hi ? lo : ShapedType::kDynamic);
+  return success();
+}
+
+LogicalResult
 GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
                             SmallVectorImpl<Type> &argTypes,
-                            SmallVectorImpl<std::string> &argNames) {
+                            SmallVectorImpl<std::string> &argNames,
+                            SmallVectorImpl<ShapeProfile> &argProfiles) {
   llvm::StringSet<> initializers;
   for (const auto &init : graph.initializer())
     initializers.insert(init.name());
@@ -607,9 +659,22 @@ GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
                    "' has no shape; give it with "
                    "--input-shape " +
                    name + "=...");
-    SmallVector<int64_t> shape;
+    SmallVector<int64_t> shape, model;
+    for (const auto &dim : tensorType.shape().dim())
+      model.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                          ? dim.dim_value()
+                          : -1);
+    ShapeProfile profile;
+    if (failed(rangedShape(name, model, shape, profile)))
+      return failure();
     auto given = options.inputShapes.find(name);
-    if (given != options.inputShapes.end()) {
+    if (!profile.max.empty()) {
+      // The largest shape in the range is the one the budget must hold.
+      if (std::string why =
+              checkBudget(RankedTensorType::get(profile.max, element));
+          !why.empty())
+        return error("input '" + name + "' at its largest shape " + why);
+    } else if (given != options.inputShapes.end()) {
       if (static_cast<int>(given->second.size()) !=
           tensorType.shape().dim_size())
         return error("--input-shape for '" + name + "' has rank " +
@@ -633,19 +698,22 @@ GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
               "input '" + name + "' has dynamic dimension " + Twine(i) +
               (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "") +
               "; fix it with --input-shape " + name + "=..." +
-              (i == 0 ? " or --batch N" : ""));
+              (i == 0 ? " or --batch N" : "") +
+              ", or range it with --shapes " + name + "=MIN:OPT:MAX");
         }
       }
     }
     for (int64_t d : shape)
-      if (d < 0)
+      if (d < 0 && !ShapedType::isDynamic(d))
         return error("input '" + name + "' has a negative dimension");
-    if (std::string why = checkBudget(RankedTensorType::get(shape, element));
-        !why.empty())
-      return error("input '" + name + "' " + why);
+    if (profile.max.empty())
+      if (std::string why = checkBudget(RankedTensorType::get(shape, element));
+          !why.empty())
+        return error("input '" + name + "' " + why);
     argumentIndex[name] = argTypes.size();
     argTypes.push_back(RankedTensorType::get(shape, element));
     argNames.push_back(name);
+    argProfiles.push_back(profile);
   }
   return success();
 }
@@ -912,8 +980,13 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
 
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
-  if (failed(importInputs(graph, b, argTypes, argNames)))
+  SmallVector<ShapeProfile> argProfiles;
+  if (failed(importInputs(graph, b, argTypes, argNames, argProfiles)))
     return failure();
+  for (const auto &entry : options.profiles)
+    if (!argumentIndex.count(entry.first()))
+      return error("--shapes names '" + entry.first() +
+                   "', which is not an input of the model");
   auto func = func::FuncOp::create(b, fileLoc, options.functionName,
                                    b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
@@ -922,8 +995,17 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
   SmallVector<DictionaryAttr> argAttrs;
   for (auto [i, name] : llvm::enumerate(argNames)) {
     values[name] = body->getArgument(i);
-    argAttrs.push_back(b.getDictionaryAttr(
-        b.getNamedAttr(KilnDialect::getNameAttrName(), b.getStringAttr(name))));
+    SmallVector<NamedAttribute, 2> attrs = {
+        b.getNamedAttr(KilnDialect::getNameAttrName(), b.getStringAttr(name))};
+    if (const ShapeProfile &p = argProfiles[i]; !p.max.empty())
+      attrs.push_back(b.getNamedAttr(
+          KilnDialect::getProfileAttrName(),
+          b.getDictionaryAttr({
+              b.getNamedAttr("max", b.getDenseI64ArrayAttr(p.max)),
+              b.getNamedAttr("min", b.getDenseI64ArrayAttr(p.min)),
+              b.getNamedAttr("opt", b.getDenseI64ArrayAttr(p.opt)),
+          })));
+    argAttrs.push_back(b.getDictionaryAttr(attrs));
   }
   func.setAllArgAttrs(argAttrs);
   if (failed(importInitializers(graph, b)))

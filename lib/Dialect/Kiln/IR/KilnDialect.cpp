@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/FoldInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -64,6 +65,40 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, elements);
 }
 
+/// Checks a kiln.profile on argument `index` of function `op`: min, opt and
+/// max of the argument's rank, min <= opt <= max, and a static dimension's
+/// range that one size.
+static LogicalResult verifyProfile(Operation *op, StringRef kind,
+                                   unsigned index, Attribute value) {
+  auto fail = [&]() {
+    return op->emitError() << "'" << KilnDialect::getProfileAttrName()
+                           << "' on " << kind << " " << index << " ";
+  };
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (kind != "argument" || !func)
+    return fail() << "belongs on a function's argument";
+  auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[index]);
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  auto get = [&](StringRef name) {
+    return dict ? dict.getAs<DenseI64ArrayAttr>(name) : nullptr;
+  };
+  DenseI64ArrayAttr min = get("min"), opt = get("opt"), max = get("max");
+  if (!type || !min || !opt || !max || dict.size() != 3)
+    return fail() << "must be {min, opt, max} (array<i64>) on a ranked tensor";
+  for (DenseI64ArrayAttr a : {min, opt, max})
+    if (a.size() != type.getRank())
+      return fail() << "must have " << type.getRank()
+                    << " sizes in each of min, opt and max";
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t d = type.getDimSize(i);
+    if (min[i] < 0 || min[i] > opt[i] || opt[i] > max[i] ||
+        (!ShapedType::isDynamic(d) && (min[i] != d || max[i] != d)))
+      return fail() << "gives dimension " << i << " of " << type << " min "
+                    << min[i] << ", opt " << opt[i] << " and max " << max[i];
+  }
+  return success();
+}
+
 /// Checks a kiln.* attribute on argument or result `index` of `op`.
 static LogicalResult verifyValueAttribute(Operation *op, StringRef kind,
                                           unsigned index,
@@ -75,6 +110,8 @@ static LogicalResult verifyValueAttribute(Operation *op, StringRef kind,
              << " " << index << " must be a unit attribute";
     return success();
   }
+  if (attribute.getName() == KilnDialect::getProfileAttrName())
+    return verifyProfile(op, kind, index, attribute.getValue());
   if (attribute.getName() != KilnDialect::getNameAttrName())
     return op->emitError() << "unknown kiln " << kind << " attribute '"
                            << attribute.getName().getValue() << "'";

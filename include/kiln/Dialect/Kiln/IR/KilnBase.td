@@ -23,8 +23,11 @@ def Kiln_Dialect : Dialect {
     per layer (convolution, pooling, fully connected, activation, softmax,
     scale, elementwise, normalization, shuffles, ...).
 
-    All tensors have static shapes: dynamic dimensions are fixed when a model is
-    imported (`--input-shape`, `--batch`). Weights are `kiln.constant` ops whose
+    Tensors are ranked. A dimension is dynamic (`?`) only where an input's
+    shape range says so (`--shapes`, `--max-batch`; the range is the input's
+    `kiln.profile` argument attribute), and only ops that handle it accept
+    it; every other dimension is fixed when a model is imported
+    (`--input-shape`, `--batch`). Weights are `kiln.constant` ops whose
     value is usually a `dense_resource` blob, so that a large model is neither
     printed nor copied as text. Inputs and outputs carry their names in the
     `kiln.name` argument and result attributes.
@@ -47,6 +50,12 @@ def Kiln_Dialect : Dialect {
     /// and an op whose integer operands or results were.
     static constexpr ::llvm::StringLiteral getUnsignedAttrName() {
       return ::llvm::StringLiteral("kiln.unsigned");
+    }
+    /// Name of the argument attribute that holds an input's shape range
+    /// (--shapes, --max-batch): {min = array<i64: ...>, opt = ...,
+    /// max = ...}; its dynamic dimensions range over [min, max].
+    static constexpr ::llvm::StringLiteral getProfileAttrName() {
+      return ::llvm::StringLiteral("kiln.profile");
     }
     static constexpr ::llvm::StringLiteral getUnsignedOperandsAttrName() {
       return ::llvm::StringLiteral("kiln.unsigned_operands");
