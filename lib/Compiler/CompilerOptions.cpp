@@ -92,8 +92,8 @@ std::string parseProfile(llvm::StringRef spec, std::string &name,
            spec.str() + "'";
   name = lhs.str();
   for (auto [part, shape] : llvm::zip(parts, shapes))
-    if (std::string unused; !parseShape(lhs.str() + "=" + part.str(), unused,
-                                        *shape))
+    if (std::string unused;
+        !parseShape(lhs.str() + "=" + part.str(), unused, *shape))
       return "--shapes for '" + name + "': '" + part.str() +
              "' is not a shape AxBxC of non-negative sizes";
   if (profile.min.size() != profile.opt.size() ||
@@ -405,7 +405,8 @@ std::string mlir::kiln::describeBuildOptions(const CompilerOptions &options) {
   for (const auto &entry : options.import.profiles) {
     std::string text = entry.first().str() + "=";
     const ShapeProfile &p = entry.second;
-    for (auto [k, shape] : llvm::enumerate({&p.min, &p.opt, &p.max})) {
+    const SmallVector<int64_t> *shapes[] = {&p.min, &p.opt, &p.max};
+    for (auto [k, shape] : llvm::enumerate(shapes)) {
       text += k ? ":" : "";
       for (auto [i, d] : llvm::enumerate(*shape))
         text += (i ? "x" : "") + std::to_string(d);

@@ -585,10 +585,10 @@ const HandlerEntry *GraphImporter::findHandler(const onnx::NodeProto &node,
   return best;
 }
 
-LogicalResult
-GraphImporter::rangedShape(StringRef name, ArrayRef<int64_t> model,
-                           SmallVectorImpl<int64_t> &shape,
-                           ShapeProfile &profile) {
+LogicalResult GraphImporter::rangedShape(StringRef name,
+                                         ArrayRef<int64_t> model,
+                                         SmallVectorImpl<int64_t> &shape,
+                                         ShapeProfile &profile) {
   auto given = options.profiles.find(name);
   if (given != options.profiles.end()) {
     profile = given->second;
@@ -598,16 +598,16 @@ GraphImporter::rangedShape(StringRef name, ArrayRef<int64_t> model,
                    ", but the model's input has rank " + Twine(model.size()));
     for (auto [i, d] : llvm::enumerate(model))
       if (d >= 0 && (profile.min[i] != d || profile.max[i] != d))
-        return error("--shapes for '" + name + "' gives dimension " +
-                     Twine(i) + " the range [" + Twine(profile.min[i]) + ", " +
+        return error("--shapes for '" + name + "' gives dimension " + Twine(i) +
+                     " the range [" + Twine(profile.min[i]) + ", " +
                      Twine(profile.max[i]) + "], which the model fixes at " +
                      Twine(d));
   } else if (options.maxBatch && !options.inputShapes.count(name)) {
     if (model.empty() || model[0] >= 0)
       return error("input '" + name + "' " +
-                   (model.empty() ? Twine("is a scalar")
-                                  : "fixes its first dimension at " +
-                                        Twine(model[0])) +
+                   (model.empty()
+                        ? Twine("is a scalar")
+                        : "fixes its first dimension at " + Twine(model[0])) +
                    "; --max-batch needs every input's first dimension "
                    "dynamic (export the model with a dynamic batch axis, or "
                    "give this input's range with --shapes)");
@@ -618,9 +618,10 @@ GraphImporter::rangedShape(StringRef name, ArrayRef<int64_t> model,
     profile.max = profile.opt;
     for (auto [i, d] : llvm::enumerate(model))
       if (i > 0 && d < 0)
-        return error("input '" + name + "' has dynamic dimension " +
-                     Twine(i) + "; --max-batch ranges the first dimension "
-                     "only: give the others with --shapes " + name + "=...");
+        return error("input '" + name + "' has dynamic dimension " + Twine(i) +
+                     "; --max-batch ranges the first dimension "
+                     "only: give the others with --shapes " +
+                     name + "=...");
   } else {
     return success();
   }
@@ -661,9 +662,8 @@ GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
                    name + "=...");
     SmallVector<int64_t> shape, model;
     for (const auto &dim : tensorType.shape().dim())
-      model.push_back(dim.has_dim_value() && dim.dim_value() >= 0
-                          ? dim.dim_value()
-                          : -1);
+      model.push_back(
+          dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : -1);
     ShapeProfile profile;
     if (failed(rangedShape(name, model, shape, profile)))
       return failure();
@@ -698,8 +698,8 @@ GraphImporter::importInputs(const onnx::GraphProto &graph, OpBuilder &b,
               "input '" + name + "' has dynamic dimension " + Twine(i) +
               (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "") +
               "; fix it with --input-shape " + name + "=..." +
-              (i == 0 ? " or --batch N" : "") +
-              ", or range it with --shapes " + name + "=MIN:OPT:MAX");
+              (i == 0 ? " or --batch N" : "") + ", or range it with --shapes " +
+              name + "=MIN:OPT:MAX");
         }
       }
     }
