@@ -47,6 +47,24 @@ struct ConvertToLinalgPass
   using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // Run-time shapes stop here for now: the lowering sizes its tensors
+    // from static types (issue 32, docs/design/run-time-shapes.md).
+    WalkResult dynamicFound = getOperation()->walk([&](Operation *op) {
+      auto isDynamic = [](Type t) {
+        auto tensor = dyn_cast<RankedTensorType>(t);
+        return tensor && !tensor.hasStaticShape();
+      };
+      if (llvm::any_of(op->getOperandTypes(), isDynamic) ||
+          llvm::any_of(op->getResultTypes(), isDynamic)) {
+        op->emitOpError("has dynamic dimensions (run-time shapes), which "
+                        "code generation does not take yet; build with "
+                        "--input-shape or --batch");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (dynamicFound.wasInterrupted())
+      return signalPassFailure();
     // The arith ops the lowering builds take signless integers only.
     WalkResult unsignedFound = getOperation()->walk([&](Operation *op) {
       auto isUnsigned = [](Type t) {

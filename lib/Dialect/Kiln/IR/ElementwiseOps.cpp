@@ -17,7 +17,7 @@ static LogicalResult inferSameType(std::optional<Location> loc,
                                    StringRef opName, Value input,
                                    SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, opName, inferred);
-  FailureOr<RankedTensorType> in = s.tensor(input, "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(input, "input");
   if (failed(in))
     return failure();
   return s.result(*in);
@@ -130,10 +130,10 @@ LogicalResult BinaryOp::inferReturnTypes(MLIRContext *context,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> lhs = s.tensor(adaptor.getLhs(), "lhs");
-  FailureOr<RankedTensorType> rhs = failed(lhs)
-                                        ? FailureOr<RankedTensorType>(failure())
-                                        : s.tensor(adaptor.getRhs(), "rhs");
+  FailureOr<RankedTensorType> lhs = s.rankedTensor(adaptor.getLhs(), "lhs");
+  FailureOr<RankedTensorType> rhs =
+      failed(lhs) ? FailureOr<RankedTensorType>(failure())
+                  : s.rankedTensor(adaptor.getRhs(), "rhs");
   if (failed(rhs))
     return failure();
   std::optional<SmallVector<int64_t>> shape =

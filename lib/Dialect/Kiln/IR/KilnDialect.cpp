@@ -11,6 +11,7 @@
 
 #include "kiln/Dialect/Kiln/IR/ConstantFolding.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/KilnTraits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -147,4 +148,22 @@ LogicalResult KilnDialect::verifyRegionResultAttribute(
     Operation *op, unsigned /*regionIndex*/, unsigned resultIndex,
     NamedAttribute attribute) {
   return verifyValueAttribute(op, "result", resultIndex, attribute);
+}
+
+LogicalResult mlir::OpTrait::kiln::verifyStaticShapes(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || tensor.hasStaticShape())
+      return success();
+    return op->emitOpError()
+           << "does not take dynamic dimensions yet (run-time shapes): " << kind
+           << " #" << index << " is " << type;
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }

@@ -6,12 +6,14 @@
 
 #include "ShapeUtils.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::kiln::detail;
@@ -52,6 +54,13 @@ mlir::kiln::detail::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   for (size_t i = 0; i < rank; ++i) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    // A dynamic dimension is taken not to broadcast (the plan checks it
+    // when shapes are set): with 1 or `?` it stays `?`, with d it is d.
+    if (ShapedType::isDynamic(da) || ShapedType::isDynamic(db)) {
+      int64_t other = ShapedType::isDynamic(da) ? db : da;
+      out[i] = other == 1 ? ShapedType::kDynamic : other;
+      continue;
+    }
     if (da != db && da != 1 && db != 1)
       return std::nullopt;
     out[i] = da == 1 ? db : da;
@@ -83,8 +92,23 @@ LogicalResult ShapeInference::result(Type type) {
 FailureOr<RankedTensorType> ShapeInference::tensor(Value value,
                                                    StringRef what) const {
   auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
-  if (!type || !type.hasStaticShape())
+  if (type && !type.hasStaticShape()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return fail("does not take dynamic dimensions yet (run-time shapes): " +
+                what + " is " + text);
+  }
+  if (!type)
     return fail("expects " + what + " to be a statically shaped tensor");
+  return type;
+}
+
+FailureOr<RankedTensorType> ShapeInference::rankedTensor(Value value,
+                                                         StringRef what) const {
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+  if (!type)
+    return fail("expects " + what + " to be a ranked tensor");
   return type;
 }
 

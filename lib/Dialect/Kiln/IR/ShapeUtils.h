@@ -50,8 +50,12 @@ public:
   LogicalResult result(ArrayRef<int64_t> shape, Type elementType);
   LogicalResult result(Type type);
 
-  /// The operand's type as a ranked tensor, or a failure naming `what`.
+  /// The operand's type as a statically shaped tensor, or a failure naming
+  /// `what` (a dynamic dimension: the op does not take run-time shapes).
   FailureOr<RankedTensorType> tensor(Value value, StringRef what) const;
+  /// The operand's type as a ranked tensor, `?` allowed (for the ops that
+  /// take run-time shapes, Kiln_DynamicShapes).
+  FailureOr<RankedTensorType> rankedTensor(Value value, StringRef what) const;
 
   /// Checks that attribute `name` has `expected` entries.
   LogicalResult checkSize(StringRef name, ArrayRef<int64_t> values,

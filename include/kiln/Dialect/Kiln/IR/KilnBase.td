@@ -66,8 +66,18 @@ def Kiln_Dialect : Dialect {
   }];
 }
 
+class Kiln_NativeOpTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::OpTrait::kiln";
+}
+
+// The op takes dynamic dimensions (run-time shapes, --shapes/--max-batch):
+// its inference and lowering handle `?`. Every other kiln op refuses them
+// (Kiln_ShapeGuard, on every op), naming the tensor.
+def Kiln_DynamicShapes : Kiln_NativeOpTrait<"DynamicShapes">;
+def Kiln_ShapeGuard : Kiln_NativeOpTrait<"ShapeGuard">;
+
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Kiln_Dialect, mnemonic, traits>;
+    : Op<Kiln_Dialect, mnemonic, !listconcat(traits, [Kiln_ShapeGuard])>;
 
 //===----------------------------------------------------------------------===//
 // Op properties
@@ -76,10 +86,6 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
 // What the graph passes may do with an op is stated here, once, and attached
 // to the op in KilnOps.td; the passes query the trait or interface, never a
 // list of op classes. docs/adding-an-op.md says which pass reads which.
-
-class Kiln_NativeOpTrait<string name> : NativeOpTrait<name> {
-  let cppNamespace = "::mlir::OpTrait::kiln";
-}
 
 // Each result element is a function of the operand elements at the same
 // index, after numpy broadcasting (a dimension of 1 stretches; ranks align
@@ -149,10 +155,10 @@ defvar Kiln_AllElementTypes = !listconcat([F32, F16, BF16, F64, I8, I16, I32, I6
 defvar Kiln_FloatElementTypes = [F32, F16, BF16, F64];
 
 def Kiln_ElementType : AnyTypeOf<Kiln_AllElementTypes>;
-def Kiln_Tensor : StaticShapeTensorOf<Kiln_AllElementTypes>;
-def Kiln_FloatTensor : StaticShapeTensorOf<Kiln_FloatElementTypes>;
-def Kiln_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
-def Kiln_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
-def Kiln_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Kiln_Tensor : RankedTensorOf<Kiln_AllElementTypes>;
+def Kiln_FloatTensor : RankedTensorOf<Kiln_FloatElementTypes>;
+def Kiln_NumericTensor : RankedTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
+def Kiln_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Kiln_BoolTensor : RankedTensorOf<[I1]>;
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -246,7 +246,7 @@ def Kiln_GemmOp : Kiln_InferredOp<"gemm", [Kiln_PrecisionOpInterface]> {
 //===----------------------------------------------------------------------===//
 
 def Kiln_ActivationOp : Kiln_InferredOp<"activation",
-    [Kiln_Elementwise, DeclareOpInterfaceMethods<Kiln_PrecisionOpInterface, ["allowsReducedPrecision"]>]> {
+    [Kiln_Elementwise, Kiln_DynamicShapes, DeclareOpInterfaceMethods<Kiln_PrecisionOpInterface, ["allowsReducedPrecision"]>]> {
   let summary = "activation function with optional alpha and beta parameters";
   let description = [{
     Applies an activation elementwise. Kinds and their parameters:
@@ -282,7 +282,7 @@ def Kiln_ActivationOp : Kiln_InferredOp<"activation",
   let hasVerifier = 1;
 }
 
-def Kiln_UnaryOp : Kiln_InferredOp<"unary", [Kiln_Elementwise]> {
+def Kiln_UnaryOp : Kiln_InferredOp<"unary", [Kiln_Elementwise, Kiln_DynamicShapes]> {
   let summary = "unary elementwise math";
   let description = [{
     Applies a unary function elementwise. `abs`, `neg` and `sign` take any
@@ -299,7 +299,7 @@ def Kiln_UnaryOp : Kiln_InferredOp<"unary", [Kiln_Elementwise]> {
 }
 
 def Kiln_BinaryOp : Kiln_InferredOp<"binary",
-    [SameOperandsElementType, Kiln_Elementwise, DeclareOpInterfaceMethods<Kiln_PrecisionOpInterface, ["allowsReducedPrecision"]>]> {
+    [SameOperandsElementType, Kiln_Elementwise, Kiln_DynamicShapes, DeclareOpInterfaceMethods<Kiln_PrecisionOpInterface, ["allowsReducedPrecision"]>]> {
   let summary = "binary elementwise operation with numpy broadcasting";
   let description = [{
     Combines two tensors of one element type, broadcasting them as numpy does

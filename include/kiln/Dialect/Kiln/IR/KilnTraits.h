@@ -26,6 +26,27 @@ class Elementwise : public TraitBase<ConcreteType, Elementwise> {};
 template <typename ConcreteType>
 class ReshapeLike : public TraitBase<ConcreteType, ReshapeLike> {};
 
+/// The op takes dynamic (`?`) dimensions (run-time shapes): its inference
+/// and its lowering handle them. Other kiln ops refuse them (ShapeGuard).
+template <typename ConcreteType>
+class DynamicShapes : public TraitBase<ConcreteType, DynamicShapes> {};
+
+/// Fails, naming the first tensor of `op` with a dynamic dimension.
+LogicalResult verifyStaticShapes(Operation *op);
+
+/// Every kiln op: its tensors have static shapes unless it has
+/// DynamicShapes, so that an op whose inference or lowering assumes static
+/// shapes never meets `?`.
+template <typename ConcreteType>
+class ShapeGuard : public TraitBase<ConcreteType, ShapeGuard> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    if (op->hasTrait<DynamicShapes>())
+      return success();
+    return verifyStaticShapes(op);
+  }
+};
+
 } // namespace mlir::OpTrait::kiln
 
 #include "kiln/Dialect/Kiln/IR/KilnInterfaces.h.inc"
