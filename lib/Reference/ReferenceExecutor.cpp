@@ -26,6 +26,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Dialect/Kiln/Transforms/SpecializeShapes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/DataType.h"
 #include "kiln/runtime/Plugin.h"
@@ -128,14 +129,31 @@ static FailureOr<rt::TensorDesc> specOf(func::FuncOp func, Type type,
   auto tensor = dyn_cast<RankedTensorType>(type);
   std::optional<rt::DataType> dtype =
       tensor ? getRuntimeDataType(tensor.getElementType()) : std::nullopt;
-  if (!dtype || !tensor.hasStaticShape())
+  if (!dtype)
     return func.emitError("reference executor: unsupported type ") << type;
   rt::TensorDesc desc;
   desc.name = name ? name.str() : fallback;
   desc.type = *dtype;
-  desc.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  for (int64_t d : tensor.getShape())
+    desc.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
   desc.isInput = isInput;
   return desc;
+}
+
+/// The range of argument `index` of `func` (kiln.profile), if it has one.
+static void readProfile(func::FuncOp func, unsigned index,
+                        rt::TensorDesc &desc) {
+  auto profile = func.getArgAttrOfType<DictionaryAttr>(
+      index, KilnDialect::getProfileAttrName());
+  if (!profile)
+    return;
+  auto get = [&](StringRef key, std::vector<int64_t> &out) {
+    if (auto a = profile.getAs<DenseI64ArrayAttr>(key))
+      out.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+  };
+  get("min", desc.minShape);
+  get("opt", desc.optShape);
+  get("max", desc.maxShape);
 }
 
 FailureOr<std::unique_ptr<ReferenceExecutor>>
@@ -173,6 +191,7 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module,
         "input" + std::to_string(i), /*isInput=*/true);
     if (failed(spec))
       return failure();
+    readProfile(func, i, *spec);
     exec->inputSpecs.push_back(*spec);
   }
   for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
@@ -184,6 +203,19 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module,
       return failure();
     exec->outputSpecs.push_back(*spec);
   }
+  // Run-time shapes: the network is compiled at each input shape it runs
+  // at (run()), within its inputs' profiles.
+  if (llvm::any_of(exec->inputSpecs, [](const rt::TensorDesc &spec) {
+        return spec.isDynamic();
+      })) {
+    exec->options = options;
+    exec->module = std::move(module);
+    return exec;
+  }
+  if (llvm::any_of(exec->outputSpecs,
+                   [](const rt::TensorDesc &spec) { return spec.isDynamic(); }))
+    return func.emitError("reference executor: an output has a dynamic "
+                          "shape but no input does");
   // Outputs that are parts of one tensor come back in that tensor, once;
   // run() copies them out.
   PassManager join(module->getContext());
@@ -287,6 +319,40 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module,
 
 ReferenceExecutor::~ReferenceExecutor() = default;
 
+FailureOr<ReferenceExecutor *>
+ReferenceExecutor::specialize(const std::vector<tooling::HostTensor> &inputs,
+                              std::string &error) {
+  std::vector<int64_t> key;
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (const tooling::HostTensor &t : inputs) {
+    shapes.emplace_back(t.shape.begin(), t.shape.end());
+    key.push_back(static_cast<int64_t>(t.shape.size()));
+    key.insert(key.end(), t.shape.begin(), t.shape.end());
+  }
+  for (auto &[shape, exec] : specialized)
+    if (shape == key)
+      return exec.get();
+  // A bounded cache: the oldest shape goes first.
+  if (specialized.size() >= kMaxSpecializedShapes)
+    specialized.erase(specialized.begin());
+  MLIRContext *context = module->getContext();
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      error += (error.empty() ? "" : "; ") + d.str();
+    return success();
+  });
+  OwningOpRef<ModuleOp> copy = module->clone();
+  func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
+  if (failed(specializeShapes(func, shapes)) || failed(verify(*copy)))
+    return failure();
+  FailureOr<std::unique_ptr<ReferenceExecutor>> exec =
+      compile(std::move(copy), options);
+  if (failed(exec))
+    return failure();
+  specialized.emplace_back(std::move(key), std::move(*exec));
+  return specialized.back().second.get();
+}
+
 rt::Status
 ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
                        std::vector<tooling::HostTensor> &outputs) {
@@ -294,6 +360,24 @@ ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
     return rt::Status(rt::StatusCode::InvalidArgument,
                       "expected " + std::to_string(inputSpecs.size()) +
                           " inputs, got " + std::to_string(inputs.size()));
+  if (!engine) {
+    for (auto [tensor, spec] : llvm::zip(inputs, inputSpecs)) {
+      if (tensor.type != spec.type)
+        return rt::Status(rt::StatusCode::InvalidArgument,
+                          "input '" + spec.name + "' is " +
+                              tensor.typeString() + ", expected " +
+                              tooling::typeString(spec.shape, spec.type));
+      if (rt::Status s = rt::checkShape(spec, tensor.shape); !s)
+        return s;
+    }
+    std::string error;
+    FailureOr<ReferenceExecutor *> exec = specialize(inputs, error);
+    if (failed(exec))
+      return rt::Status(rt::StatusCode::InvalidArgument,
+                        "compiling the network at the inputs' shapes: " +
+                            error);
+    return (*exec)->run(inputs, outputs);
+  }
   std::vector<void *> pointers;
   for (auto [tensor, spec] : llvm::zip(inputs, inputSpecs)) {
     if (tensor.type != spec.type || tensor.shape != spec.shape)

@@ -2,7 +2,8 @@
 //
 // kiln-run model.kplan|model.onnx|net.prototxt|model.mlir
 //          [--backend=reference|gpu]
-//          [--input name=file.pb|.npy ...] [--reference-dir test_data_set_0]
+//          [--input name=file.pb|.npy ...] [--run-shape name=AxB ...]
+//          [--reference-dir test_data_set_0]
 //          [--check-reference] [--seed N] [--warmup N --iterations N]
 //          [--profile N] [--cuda-graphs] [--output-dir DIR] [compiler options]
 //
@@ -86,6 +87,12 @@ static cl::list<std::string>
     inputs("input", cl::desc("An input: name=file.pb or name=file.npy"),
            cl::value_desc("name=file"),
            cl::cat(getCLCategory(CLCategory::Run)));
+static cl::list<std::string> runShapes(
+    "run-shape",
+    cl::desc("The shape a random input with dynamic dimensions takes in this "
+             "run: name=AxBxC (repeatable; default: its profile's opt shape; "
+             "an --input file gives its own)"),
+    cl::value_desc("name=shape"), cl::cat(getCLCategory(CLCategory::Run)));
 static cl::opt<double> rtolOption(
     "rtol",
     cl::desc("Relative tolerance of the output comparisons (default: "
@@ -168,9 +175,28 @@ int main(int argc, char **argv) {
     if (!t.isOk())
       return fail(t.status().message());
     t->name = name.str();
-    options->import.inputShapes[name] =
-        SmallVector<int64_t>(t->shape.begin(), t->shape.end());
+    // An input with a range (--shapes, --max-batch) stays dynamic: the
+    // network runs at the file's shape. Others are built at it.
+    if (!options->import.profiles.count(name) && !options->import.maxBatch)
+      options->import.inputShapes[name] =
+          SmallVector<int64_t>(t->shape.begin(), t->shape.end());
     run.inputs[name.str()] = *t;
+  }
+  std::map<std::string, std::vector<int64_t>> shapeOfRun;
+  for (const std::string &spec : runShapes) {
+    auto [name, text] = StringRef(spec).split('=');
+    std::vector<int64_t> shape;
+    SmallVector<StringRef> dims;
+    text.split(dims, 'x');
+    for (StringRef d : dims) {
+      int64_t v;
+      if (d.getAsInteger(10, v) || v < 0)
+        return fail("--run-shape expects name=AxBxC, got '" + spec + "'");
+      shape.push_back(v);
+    }
+    if (name.empty() || text.empty())
+      return fail("--run-shape expects name=AxBxC, got '" + spec + "'");
+    shapeOfRun[name.str()] = shape;
   }
   rt::StderrLogger logger(rt::Logger::Severity::Warning);
 
@@ -215,8 +241,24 @@ int main(int argc, char **argv) {
     auto exec = compiler.compileReference(std::move(graph), Phase::Graph);
     if (failed(exec))
       return 1;
-    auto args =
-        tooling::makeInputs((*exec)->inputs(), run.inputs, seed, std::cout);
+    // A dynamic input not given takes --run-shape or its opt shape.
+    std::vector<rt::TensorDesc> specs = (*exec)->inputs();
+    for (rt::TensorDesc &spec : specs) {
+      if (!spec.isDynamic() || run.inputs.count(spec.name))
+        continue;
+      auto it = shapeOfRun.find(spec.name);
+      spec.shape = it != shapeOfRun.end() ? it->second : spec.optShape;
+      if (spec.shape.empty())
+        return fail("input '" + spec.name +
+                    "' has dynamic dimensions: give --run-shape or --input");
+    }
+    for (const auto &[name, shape] : shapeOfRun)
+      if (llvm::none_of(specs, [&](const rt::TensorDesc &spec) {
+            return spec.name == name;
+          }))
+        return fail("--run-shape names '" + name +
+                    "', which is not an input of the network");
+    auto args = tooling::makeInputs(specs, run.inputs, seed, std::cout);
     if (!args.isOk())
       return fail(args.status().message());
     if (rt::Status s = (*exec)->run(*args, referenceOutputs); !s)

@@ -19,6 +19,8 @@
 #include "mlir/Support/LLVM.h"
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -39,7 +41,9 @@ public:
   compile(OwningOpRef<ModuleOp> module, const ReferenceOptions &options = {});
   ~ReferenceExecutor();
 
-  /// Name, element type and shape of every input and output.
+  /// Name, element type and shape of every input and output. A network
+  /// with dynamic dimensions (run-time shapes) has -1 there, and its inputs
+  /// carry their profiles (min, opt and max shapes).
   const std::vector<rt::TensorDesc> &inputs() const { return inputSpecs; }
   const std::vector<rt::TensorDesc> &outputs() const { return outputSpecs; }
 
@@ -49,11 +53,23 @@ public:
   /// allocation over it, or one the system refuses, ends the run with an
   /// error naming its size (the code returns at once; what it allocated is
   /// freed).
+  ///
+  /// A network with dynamic dimensions is compiled at the inputs' shapes
+  /// (each checked against its profile first: rank, static dimensions,
+  /// range) and kept for the next runs at those shapes, up to
+  /// kMaxSpecializedShapes shapes.
   rt::Status run(const std::vector<tooling::HostTensor> &inputs,
                  std::vector<tooling::HostTensor> &outputs);
 
+  static constexpr size_t kMaxSpecializedShapes = 8;
+
 private:
   ReferenceExecutor() = default;
+  /// The network compiled at the shapes of `inputs`, from the cache or
+  /// now; errors are collected in `error`.
+  FailureOr<ReferenceExecutor *>
+  specialize(const std::vector<tooling::HostTensor> &inputs,
+             std::string &error);
   std::unique_ptr<ExecutionEngine> engine;
   OwningOpRef<ModuleOp> module;
   std::vector<rt::TensorDesc> inputSpecs, outputSpecs;
@@ -68,6 +84,13 @@ private:
   uint64_t weightBytes = 0;
   /// The memory budget of a run.
   uint64_t maxMemory = 0;
+  /// A network with dynamic dimensions: `module` is its kiln IR, compiled
+  /// with `options` at each shape it runs at (key: each input's rank, then
+  /// its dimensions), oldest first.
+  ReferenceOptions options;
+  std::vector<
+      std::pair<std::vector<int64_t>, std::unique_ptr<ReferenceExecutor>>>
+      specialized;
 };
 
 } // namespace kiln

@@ -112,6 +112,52 @@ int64_t TensorDesc::numElements() const {
   return static_cast<int64_t>(n);
 }
 
+bool TensorDesc::isDynamic() const {
+  for (int64_t d : shape)
+    if (d < 0)
+      return true;
+  return false;
+}
+
+Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims) {
+  std::string what = (desc.isInput ? "input '" : "output '") + desc.name + "'";
+  auto text = [](const std::vector<int64_t> &shape) {
+    std::string out;
+    for (size_t i = 0; i < shape.size(); ++i)
+      out += (i ? "x" : "") + (shape[i] < 0 ? "?" : std::to_string(shape[i]));
+    return out.empty() ? std::string("scalar") : out;
+  };
+  if (dims.size() != desc.shape.size())
+    return Status(StatusCode::InvalidArgument,
+                  what + " has rank " + std::to_string(dims.size()) +
+                      " (shape " + text(dims) + "), but its shape " +
+                      text(desc.shape) + " has rank " +
+                      std::to_string(desc.shape.size()));
+  bool ranged = desc.minShape.size() == dims.size() &&
+                desc.maxShape.size() == dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    std::string dim = what + " dimension " + std::to_string(i) + " is " +
+                      std::to_string(dims[i]);
+    if (desc.shape[i] >= 0 && dims[i] != desc.shape[i])
+      return Status(StatusCode::InvalidArgument,
+                    dim + ", but the shape " + text(desc.shape) +
+                        " fixes it at " + std::to_string(desc.shape[i]));
+    if (desc.shape[i] >= 0)
+      continue;
+    if (!ranged)
+      return Status(StatusCode::InvalidArgument,
+                    dim + ", but the dimension has no range (no profile)");
+    if (dims[i] < desc.minShape[i] || dims[i] > desc.maxShape[i])
+      return Status(StatusCode::InvalidArgument,
+                    dim + ", outside its profile's range [" +
+                        std::to_string(desc.minShape[i]) + ", " +
+                        std::to_string(desc.maxShape[i]) + "] (min " +
+                        text(desc.minShape) + ", max " + text(desc.maxShape) +
+                        ")");
+  }
+  return Status::ok();
+}
+
 Status verifyPlan(const PlanContents &plan) {
   return detail::checkPlanContents(plan, StatusCode::InvalidArgument);
 }

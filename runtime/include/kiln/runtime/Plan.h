@@ -81,12 +81,23 @@ struct Address {
 struct TensorDesc {
   std::string name;
   DataType type = DataType::F32;
+  /// -1 for a dynamic dimension (run-time shapes).
   std::vector<int64_t> shape;
   bool isInput = true;
+  /// For an input with dynamic dimensions: the shapes it may take (its
+  /// optimization profile, TensorRT's min/opt/max); empty otherwise.
+  std::vector<int64_t> minShape, optShape, maxShape;
 
   int64_t numElements() const;
   int64_t numBytes() const { return numElements() * dataTypeBytes(type); }
+  bool isDynamic() const;
 };
+
+/// Whether `dims` is a shape `desc` may take: its rank, its static
+/// dimensions, and each dynamic one within the profile's range. The error
+/// (InvalidArgument) names the input, the dimension, the value and the
+/// range.
+Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims);
 
 /// One kernel parameter as passed to cuLaunchKernel.
 struct KernelArg {

@@ -1,0 +1,70 @@
+//===- SpecializeShapes.cpp - a dynamic network at one shape ----*- C++ -*-===//
+//
+// See SpecializeShapes.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/Transforms/SpecializeShapes.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+using namespace mlir;
+
+static bool isDynamic(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+}
+
+LogicalResult
+mlir::kiln::specializeShapes(func::FuncOp func,
+                             ArrayRef<SmallVector<int64_t>> shapes) {
+  Block &body = func.getBody().front();
+  if (shapes.size() != body.getNumArguments())
+    return func.emitError("specializing shapes: ")
+           << shapes.size() << " shapes for " << body.getNumArguments()
+           << " arguments";
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type) {
+      if (!shapes[i].empty())
+        return func.emitError("specializing shapes: argument ")
+               << i << " is not a ranked tensor";
+      continue;
+    }
+    ArrayRef<int64_t> shape = shapes[i];
+    if (shape.size() != static_cast<size_t>(type.getRank()) ||
+        llvm::any_of(llvm::seq<int64_t>(0, type.getRank()), [&](int64_t d) {
+          return shape[d] < 0 ||
+                 (!type.isDynamicDim(d) && shape[d] != type.getDimSize(d));
+        }))
+      return func.emitError("specializing shapes: argument ")
+             << i << " of type " << type << " cannot take the shape "
+             << RankedTensorType::get(shape, type.getElementType());
+    arg.setType(type.clone(shape));
+    func.removeArgAttr(i, KilnDialect::getProfileAttrName());
+  }
+  for (Operation &op : body.without_terminator()) {
+    auto infer = dyn_cast<InferTypeOpInterface>(&op);
+    if (!infer) {
+      if (llvm::any_of(op.getResultTypes(), isDynamic))
+        return op.emitOpError("has a dynamic result type that the reference "
+                              "cannot infer at a given shape");
+      continue;
+    }
+    SmallVector<Type> types;
+    if (failed(infer.inferReturnTypes(
+            op.getContext(), op.getLoc(), op.getOperands(),
+            op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
+            op.getRegions(), types)))
+      return failure();
+    for (auto [result, type] : llvm::zip(op.getResults(), types))
+      result.setType(type);
+  }
+  Operation *terminator = body.getTerminator();
+  func.setType(FunctionType::get(func.getContext(), body.getArgumentTypes(),
+                                 terminator->getOperandTypes()));
+  return success();
+}
