@@ -35,9 +35,11 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -338,7 +340,8 @@ ReferenceExecutor::specialize(const std::vector<tooling::HostTensor> &inputs,
   MLIRContext *context = module->getContext();
   ScopedDiagnosticHandler capture(context, [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error)
-      error += (error.empty() ? "" : "; ") + d.str();
+      llvm::raw_string_ostream(error)
+          << (error.empty() ? "" : "; ") << d.getLocation() << ": " << d.str();
     return success();
   });
   OwningOpRef<ModuleOp> copy = module->clone();

@@ -87,6 +87,36 @@ TEST(PlanDataTypes, SizesAndNames) {
   EXPECT_EQ(scalar.numBytes(), 8);
 }
 
+TEST(CheckShape, ProfileRangesRanksAndStaticDimensions) {
+  TensorDesc x;
+  x.name = "x";
+  x.shape = {-1, 8};
+  x.minShape = {1, 8};
+  x.optShape = {16, 8};
+  x.maxShape = {64, 8};
+  EXPECT_TRUE(x.isDynamic());
+  for (int64_t batch : {1, 7, 16, 64})
+    EXPECT_TRUE(checkShape(x, {batch, 8}).isOk()) << batch;
+  Status above = checkShape(x, {65, 8});
+  EXPECT_EQ(above.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(above.message(), "input 'x' dimension 0 is 65, outside its "
+                             "profile's range [1, 64] (min 1x8, max 64x8)");
+  EXPECT_FALSE(checkShape(x, {0, 8}).isOk());
+  EXPECT_EQ(checkShape(x, {4, 9}).message(),
+            "input 'x' dimension 1 is 9, but the shape ?x8 fixes it at 8");
+  EXPECT_EQ(checkShape(x, {4}).message(),
+            "input 'x' has rank 1 (shape 4), but its shape ?x8 has rank 2");
+  // A dynamic dimension without a range takes no size.
+  TensorDesc open{"y", DataType::F32, {-1}, true};
+  EXPECT_NE(checkShape(open, {3}).message().find("no range"),
+            std::string::npos);
+  // A static tensor takes its own shape only.
+  TensorDesc fixed{"z", DataType::F32, {2, 3}, true};
+  EXPECT_FALSE(fixed.isDynamic());
+  EXPECT_TRUE(checkShape(fixed, {2, 3}).isOk());
+  EXPECT_FALSE(checkShape(fixed, {3, 2}).isOk());
+}
+
 TEST(PlanRoundTrip, EveryFeatureSurvives) {
   PlanContents plan = makeFullPlan();
   std::string file = writeOrDie(plan);

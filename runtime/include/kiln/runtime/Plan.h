@@ -86,7 +86,7 @@ struct TensorDesc {
   bool isInput = true;
   /// For an input with dynamic dimensions: the shapes it may take (its
   /// optimization profile, TensorRT's min/opt/max); empty otherwise.
-  std::vector<int64_t> minShape, optShape, maxShape;
+  std::vector<int64_t> minShape = {}, optShape = {}, maxShape = {};
 
   int64_t numElements() const;
   int64_t numBytes() const { return numElements() * dataTypeBytes(type); }
