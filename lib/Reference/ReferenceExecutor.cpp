@@ -30,6 +30,7 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Support/DataType.h"
 #include "kiln/runtime/Plugin.h"
+#include "kiln/tooling/HostMemory.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -85,12 +86,7 @@ static void *allocate(uint64_t bytes, uint64_t alignment) {
                    " bytes (raise it with --max-memory)";
     return nullptr;
   }
-  uint64_t size = std::max<uint64_t>(bytes, 1);
-  void *p = nullptr;
-  if (alignment > alignof(std::max_align_t))
-    p = std::aligned_alloc(alignment, llvm::alignTo(size, alignment));
-  else
-    p = std::malloc(size);
+  void *p = tooling::allocateHost(bytes, alignment);
   if (!p) {
     run->failure = "the system refused a buffer of " + std::to_string(bytes) +
                    " bytes (with " + std::to_string(run->live) +
@@ -114,11 +110,13 @@ static void kilnFree(void *p) {
   if (RunMemory *run = currentRun) {
     auto it = run->sizes.find(p);
     if (it != run->sizes.end()) {
+      tooling::freeHost(p, it->second);
       run->live -= it->second;
       run->sizes.erase(it);
+      return;
     }
   }
-  std::free(p);
+  std::free(p); // Not from allocate(): none of its buffers.
 }
 
 static bool kilnAllocationFailed() {
@@ -443,7 +441,7 @@ ReferenceExecutor::run(const std::vector<tooling::HostTensor> &inputs,
   currentRun = outer;
   // After a failed allocation the code returned early: free what it held.
   for (auto &[p, bytes] : memory.sizes)
-    std::free(p);
+    tooling::freeHost(p, bytes);
   if (error)
     return rt::Status(rt::StatusCode::Internal,
                       "invocation failed: " + llvm::toString(std::move(error)));

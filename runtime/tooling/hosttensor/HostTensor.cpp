@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/tooling/HostTensor.h"
+#include "kiln/tooling/HostMemory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,19 +47,18 @@ rt::StatusOr<HostTensor> HostTensor::create(std::string name, DataType type,
         "tensor '" + name + "' (" + tooling::typeString(shape, type) +
             ") needs more than the " + std::to_string(kMaxHostTensorBytes) +
             " bytes a host tensor may have");
-  size_t rounded =
-      (static_cast<size_t>(std::max<int64_t>(bytes, 1)) + 63) / 64 * 64;
-  auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+  // Zeroed, 64-byte aligned; a large one on huge pages (HostMemory.h).
+  size_t size = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+  auto *p = static_cast<uint8_t *>(allocateHost(size, 64));
   if (!p)
     return rt::Status(rt::StatusCode::InvalidArgument,
-                      "cannot allocate " + std::to_string(rounded) +
+                      "cannot allocate " + std::to_string(size) +
                           " bytes of host memory for tensor '" + name + "'");
-  std::memset(p, 0, rounded);
   HostTensor t;
   t.name = std::move(name);
   t.type = type;
   t.shape = std::move(shape);
-  t.storage.reset(p, [](uint8_t *q) { std::free(q); });
+  t.storage.reset(p, [size](uint8_t *q) { freeHost(q, size); });
   return t;
 }
 

@@ -9,6 +9,7 @@
 
 #include "kiln/tooling/HostTensor.h"
 #include "HostTensorTestUtil.h"
+#include "kiln/tooling/HostMemory.h"
 #include "kiln/tooling/Npy.h"
 
 #include <gmock/gmock.h>
@@ -59,6 +60,37 @@ TEST(HostTensorTest, CreatesZeroFilledTensors) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % 64, 0u);
   EXPECT_EQ(make(DataType::Bool, {}).typeString(), "i1");
   EXPECT_EQ(make(DataType::F32, {0, 5}).numBytes(), 0);
+}
+
+// Small buffers come from the C allocator, large ones from their own
+// huge-page mapping: both zeroed, aligned as asked and writable to the end.
+TEST(HostMemoryTest, BuffersAreZeroedAlignedAndWritable) {
+  for (size_t bytes : {size_t(1), size_t(4096) + 3, kHugePageBytes - 1,
+                       kHugePageBytes, (size_t(16) << 20) + 5}) {
+    SCOPED_TRACE(bytes);
+    auto *p = static_cast<unsigned char *>(allocateHost(bytes, 64));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    if (bytes >= kHugePageBytes) { // whole huge pages
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (size_t(2) << 20), 0u);
+    }
+    for (size_t i = 0; i < bytes; i += 4093)
+      ASSERT_EQ(p[i], 0) << "at " << i;
+    EXPECT_EQ(p[bytes - 1], 0);
+    std::memset(p, 0xab, bytes);
+    EXPECT_EQ(p[bytes - 1], 0xab);
+    freeHost(p, bytes);
+  }
+  freeHost(nullptr, 0);
+}
+
+TEST(HostTensorTest, LargeTensorsAreZeroFilled) {
+  auto t = HostTensor::create("big", DataType::F32, {3, 1 << 20});
+  ASSERT_TRUE(t.isOk()) << t.status().message();
+  const auto *f = static_cast<const float *>(t->data());
+  for (int64_t i = 0; i < t->numElements(); i += 1021)
+    ASSERT_EQ(f[i], 0.0f) << "at " << i;
+  EXPECT_EQ(f[t->numElements() - 1], 0.0f);
 }
 
 TEST(HostTensorTest, RefusesSizesThatOverflowOrAreHuge) {
