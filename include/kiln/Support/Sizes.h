@@ -65,14 +65,16 @@ inline std::optional<uint64_t> getByteSize(ShapedType type) {
   return bytes;
 }
 
-/// "1x3x224x224" ("scalar" for rank 0), as the importers' errors write
-/// shapes.
+/// "1x3x224x224" ("?x3" with a dynamic dimension, "scalar" for rank 0), as
+/// the importers' errors write shapes.
 inline std::string formatDims(ArrayRef<int64_t> dims) {
   if (dims.empty())
     return "scalar";
   std::string s;
   for (size_t i = 0; i < dims.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(dims[i]);
+    s += (i ? "x" : "") + (ShapedType::isDynamic(dims[i])
+                               ? std::string("?")
+                               : std::to_string(dims[i]));
   return s;
 }
 

@@ -65,6 +65,11 @@ FailureOr<Window> readWindow(NodeContext &nc, RankedTensorType input,
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     w.pads.assign(2 * k, 0);
     for (size_t i = 0; i < k; ++i) {
+      if (input.isDynamicDim(2 + i))
+        return nc.unsupported("auto_pad " + autoPad +
+                              " over a dynamic spatial dimension (" +
+                              formatDims(input.getShape()) +
+                              "): its padding depends on the run-time size");
       int64_t in = input.getDimSize(2 + i);
       int64_t out = (in + w.strides[i] - 1) / w.strides[i];
       int64_t total =
@@ -670,9 +675,14 @@ FailureOr<std::pair<Value, int64_t>> axisOperand(NodeContext &nc) {
     return failure();
   if (!coerce || *axis == rank - 1)
     return std::make_pair(nc.input(0), *axis);
+  // A product with a dynamic factor is dynamic (run-time shapes).
   int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    (i < *axis ? outer : inner) *= type.getDimSize(i);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t &part = i < *axis ? outer : inner;
+    part = ShapedType::isDynamic(part) || type.isDynamicDim(i)
+               ? ShapedType::kDynamic
+               : part * type.getDimSize(i);
+  }
   FailureOr<Value> flat = nc.reshape(nc.input(0), {outer, inner});
   if (failed(flat))
     return failure();

@@ -76,6 +76,8 @@ public:
   /// Why a value of `type` may not be made (too many bytes for 64 bits, or
   /// for the memory budget), or "".
   std::string checkBudget(Type type) const;
+  /// Whether the handler of `opType` takes inputs with dynamic dimensions.
+  static bool takesRunTimeShapes(StringRef opType);
 
   /// Messages of the node being imported.
   std::string nodeError;
@@ -418,7 +420,7 @@ Value NodeContext::i64Constant(ArrayRef<int64_t> shape,
 LogicalResult NodeContext::checkBudget(const Twine &what,
                                        ArrayRef<int64_t> shape, Type element) {
   for (int64_t d : shape)
-    if (d < 0)
+    if (d < 0 && !ShapedType::isDynamic(d)) // `?`: checked at the max shape
       return fail(what + " would have a negative dimension");
   if (std::string why =
           graph.checkBudget(RankedTensorType::get(shape, element));
@@ -810,6 +812,18 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
                   true);
   }
 
+  if (handler && !takesRunTimeShapes(node.op_type()))
+    for (const auto &[i, name] : llvm::enumerate(node.input()))
+      if (auto type = name.empty() ? nullptr
+                                   : dyn_cast<RankedTensorType>(
+                                         values.lookup(name).getType());
+          type && !type.hasStaticShape())
+        return report("input " + std::to_string(i) + " '" + name + "' is " +
+                          formatDims(type.getShape()) +
+                          ", and this op does not take dimensions that "
+                          "vary at run time yet",
+                      true);
+
   Location loc = NameLoc::get(
       b.getStringAttr(node.name().empty()
                           ? (node.output_size() ? node.output(0) : "")
@@ -897,6 +911,56 @@ LogicalResult GraphImporter::importConstantIf(
       values[node.output(i)] = values.lookup(out.name());
   }
   return success();
+}
+
+/// The ops whose handlers were written for inputs with dynamic dimensions
+/// (`?`, run-time shapes): they read no dimension of them as a number, and
+/// the kiln ops they build infer `?`. Others are refused on such inputs,
+/// so that no `?` becomes a wrong constant.
+bool GraphImporter::takesRunTimeShapes(StringRef opType) {
+  static const llvm::StringSet<> ops = [] {
+    llvm::StringSet<> set;
+    std::vector<HandlerEntry> elementwise;
+    appendElementwiseHandlers(elementwise);
+    for (const HandlerEntry &e : elementwise)
+      set.insert(e.opType);
+    for (const char *op : {"Conv",
+                           "MaxPool",
+                           "AveragePool",
+                           "GlobalAveragePool",
+                           "GlobalMaxPool",
+                           "BatchNormalization",
+                           "InstanceNormalization",
+                           "LayerNormalization",
+                           "LRN",
+                           "Flatten",
+                           "Reshape",
+                           "Gemm",
+                           "MatMul",
+                           "Softmax",
+                           "LogSoftmax",
+                           "Concat",
+                           "Transpose",
+                           "Squeeze",
+                           "Unsqueeze",
+                           "ReduceMean",
+                           "ReduceSum",
+                           "ReduceMax",
+                           "ReduceMin",
+                           "ReduceProd",
+                           "ReduceL1",
+                           "ReduceL2",
+                           "ReduceLogSum",
+                           "ReduceLogSumExp",
+                           "ReduceSumSquare",
+                           "ArgMax",
+                           "ArgMin",
+                           "Shape",
+                           "Size"})
+      set.insert(op);
+    return set;
+  }();
+  return ops.contains(opType);
 }
 
 std::string GraphImporter::checkBudget(Type type) const {

@@ -68,6 +68,15 @@ LogicalResult constant(NodeContext &nc) {
 }
 
 /// Shape-15 takes start and end; the result is a constant.
+/// "1x?x4" (`sep` "x") or "0, -1" of a shape or a Reshape's entries.
+std::string dimsText(ArrayRef<int64_t> dims, StringRef sep) {
+  std::string text;
+  for (auto [i, d] : llvm::enumerate(dims))
+    text += (i ? sep.str() : "") +
+            (ShapedType::isDynamic(d) ? "?" : std::to_string(d));
+  return text;
+}
+
 LogicalResult shape(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
@@ -81,6 +90,11 @@ LogicalResult shape(NodeContext &nc) {
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, start, rank);
   SmallVector<int64_t> values(dims.begin() + start, dims.begin() + end);
+  if (llvm::any_of(values, ShapedType::isDynamic))
+    return nc.unsupported(
+        "the shape of " + dimsText(dims, "x") +
+        " has a dimension that varies at run time: evaluating shape "
+        "subgraphs symbolically is not supported yet");
   nc.setOutput(0,
                nc.i64Constant({static_cast<int64_t>(values.size())}, values));
   return success();
@@ -89,7 +103,12 @@ LogicalResult shape(NodeContext &nc) {
 LogicalResult size(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
-  nc.setOutput(0, nc.i64Constant({}, {nc.inputType(0).getNumElements()}));
+  auto type = nc.inputType(0);
+  if (!type.hasStaticShape())
+    return nc.unsupported("the size of " + dimsText(type.getShape(), "x") +
+                          " varies at run time: evaluating shape subgraphs "
+                          "symbolically is not supported yet");
+  nc.setOutput(0, nc.i64Constant({}, {type.getNumElements()}));
   return success();
 }
 
@@ -136,12 +155,22 @@ LogicalResult reshape(NodeContext &nc) {
   bool allowZero = nc.getInt("allowzero", 0) != 0;
   SmallVector<int64_t> shape;
   int64_t known = 1, inferred = -1;
+  // Run-time shapes: a dynamic input dimension that an entry 0 copies
+  // cancels against itself, so -1 is what the static ones leave; a -1 with
+  // a dynamic dimension not copied stays dynamic (kiln.reshape resolves its
+  // one `?` from the element count when the shape is known).
+  SmallVector<bool> copied(type.getRank(), false);
   for (auto [i, d] : llvm::enumerate(*spec)) {
     if (d == 0 && !allowZero) {
       if (static_cast<int64_t>(i) >= type.getRank())
         return nc.fail("shape entry " + Twine(i) +
                        " is 0 (copy) past the input's rank");
       d = type.getDimSize(i);
+      if (ShapedType::isDynamic(d)) {
+        copied[i] = true;
+        shape.push_back(d);
+        continue;
+      }
     }
     if (d == -1) {
       if (inferred >= 0)
@@ -157,6 +186,32 @@ LogicalResult reshape(NodeContext &nc) {
                      "can count (entry " +
                      Twine(i) + " is " + Twine(d) + ")");
     shape.push_back(d);
+  }
+  if (!type.hasStaticShape()) {
+    int64_t total = 1;
+    bool dynamicLeft = false;
+    for (auto [i, d] : llvm::enumerate(type.getShape()))
+      if (ShapedType::isDynamic(d))
+        dynamicLeft |= !copied[i];
+      else if (llvm::MulOverflow(total, d, total))
+        return nc.fail("the input has more elements than 64 bits can count");
+    if (inferred < 0 || dynamicLeft) {
+      if (inferred >= 0)
+        shape[inferred] = ShapedType::kDynamic;
+      if (llvm::count_if(shape, ShapedType::isDynamic) != 1)
+        return nc.fail("cannot reshape " + dimsText(type.getShape(), "x") +
+                       " to [" + dimsText(*spec, ", ") + "]" +
+                       ": with run-time shapes the result must have one "
+                       "dimension that varies (a -1 or a copied dynamic one)");
+      return nc.result(nc.reshape(nc.input(0), shape));
+    }
+    if (known == 0 || total % known != 0)
+      return nc.fail("cannot infer the -1 dimension: the input's static "
+                     "dimensions (" +
+                     Twine(total) + " elements) do not divide by " +
+                     Twine(known));
+    shape[inferred] = total / known;
+    return nc.result(nc.reshape(nc.input(0), shape));
   }
   int64_t total = type.getNumElements();
   if (inferred >= 0) {
@@ -213,6 +268,11 @@ LogicalResult squeeze(NodeContext &nc) {
     return failure();
   SmallVector<int64_t> list;
   if (axes->empty()) {
+    // Which dimensions are 1 would be known only at run time.
+    if (!type.hasStaticShape())
+      return nc.unsupported("Squeeze without axes over " +
+                            dimsText(type.getShape(), "x") +
+                            ", whose dynamic dimensions may be 1 or not");
     for (int64_t i = 0; i < type.getRank(); ++i)
       if (type.getDimSize(i) == 1)
         list.push_back(i);

@@ -25,7 +25,7 @@ struct WindowAttrs {
 /// entry per spatial dimension (two for pads).
 static FailureOr<RankedTensorType>
 checkSpatialInput(ShapeInference &s, Value input, const WindowAttrs &w) {
-  FailureOr<RankedTensorType> in = s.tensor(input, "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(input, "input");
   if (failed(in))
     return failure();
   if (in->getRank() < 3)
@@ -107,6 +107,8 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
   int64_t k = in->getRank() - 2;
   int64_t groups = static_cast<int64_t>(adaptor.getGroups());
   int64_t channels = in->getDimSize(1), outChannels = filter->getDimSize(0);
+  if (failed(s.checkStatic(*in, 1, "the channel count")))
+    return failure();
   if (groups <= 0)
     return s.fail("expects 'groups' to be positive, got " + Twine(groups));
   if (channels % groups != 0 || outChannels % groups != 0)
@@ -122,6 +124,10 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
 
   SmallVector<int64_t> shape = {in->getDimSize(0), outChannels};
   for (int64_t i = 0; i < k; ++i) {
+    if (in->isDynamicDim(2 + i)) { // Checked when the shape is known.
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     __int128 window =
         (__int128)w.dilations[i] * (filter->getDimSize(2 + i) - 1) + 1;
     __int128 padded =
@@ -164,6 +170,8 @@ DeconvolutionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     return failure();
   int64_t groups = static_cast<int64_t>(adaptor.getGroups());
   int64_t channels = in->getDimSize(1);
+  if (failed(s.checkStatic(*in, 1, "the channel count")))
+    return failure();
   if (groups <= 0)
     return s.fail("expects 'groups' to be positive, got " + Twine(groups));
   if (channels % groups != 0)
@@ -182,6 +190,10 @@ DeconvolutionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
       return s.fail("expects 'output_padding' entries to be smaller than the "
                     "stride or the dilation, got " +
                     Twine(outputPadding[i]) + " at index " + Twine(i));
+    if (in->isDynamicDim(2 + i)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     __int128 extent =
         (__int128)w.strides[i] * (in->getDimSize(2 + i) - 1) +
         outputPadding[i] +
@@ -229,6 +241,10 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *,
       return s.fail("expects pads to be smaller than the window extent (" +
                     Twine((int64_t)extent) + ") in spatial dimension " +
                     Twine(i));
+    if (in->isDynamicDim(2 + i)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     __int128 input = in->getDimSize(2 + i);
     __int128 span = input + w.pads[i] + w.pads[k + i] - extent;
     if (span < 0)
@@ -269,7 +285,7 @@ LogicalResult GlobalPoolOp::inferReturnTypes(MLIRContext *,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   if (failed(in))
     return failure();
   if (in->getRank() < 3)

@@ -28,7 +28,7 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return s.fail("expects at least one input");
-  FailureOr<RankedTensorType> first = s.tensor(inputs.front(), "inputs");
+  FailureOr<RankedTensorType> first = s.rankedTensor(inputs.front(), "inputs");
   if (failed(first))
     return failure();
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
@@ -36,21 +36,35 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     return failure();
   SmallVector<int64_t> shape(first->getShape());
   __int128 total = 0;
+  bool dynamicAxis = false;
   for (auto [i, input] : llvm::enumerate(inputs)) {
-    FailureOr<RankedTensorType> type = s.tensor(input, "inputs");
+    FailureOr<RankedTensorType> type = s.rankedTensor(input, "inputs");
     if (failed(type))
       return failure();
     if (type->getElementType() != first->getElementType())
       return s.fail("expects inputs of one element type");
+    // A dynamic dimension matches any (checked when shapes are known); the
+    // result keeps the static one.
     bool match = type->getRank() == first->getRank();
-    for (int64_t d = 0; match && d < first->getRank(); ++d)
-      match = d == axis || type->getDimSize(d) == shape[d];
+    for (int64_t d = 0; match && d < first->getRank(); ++d) {
+      int64_t size = type->getDimSize(d);
+      if (d == axis || ShapedType::isDynamic(size))
+        continue;
+      match = ShapedType::isDynamic(shape[d]) || size == shape[d];
+      shape[d] = size;
+    }
     if (!match)
       return s.fail("expects input " + Twine(i) + " (" +
                     formatShape(type->getShape()) + ") to match input 0 (" +
                     formatShape(first->getShape()) +
                     ") in every dimension but " + Twine(axis));
-    total += type->getDimSize(axis);
+    dynamicAxis |= type->isDynamicDim(axis);
+    if (!dynamicAxis)
+      total += type->getDimSize(axis);
+  }
+  if (dynamicAxis) {
+    shape[axis] = ShapedType::kDynamic;
+    return s.result(shape, first->getElementType());
   }
   FailureOr<int64_t> extent = s.checkedExtent(total, "concatenated extent");
   if (failed(extent))
@@ -119,10 +133,20 @@ LogicalResult ReshapeOp::verify() {
   RankedTensorType in = getInput().getType(), out = getType();
   if (in.getElementType() != out.getElementType())
     return emitOpError("expects the result to have the input's element type");
-  if (elementCount(in.getShape()) != elementCount(out.getShape()))
-    return emitOpError() << "expects the same number of elements, but "
-                         << formatShape(in.getShape()) << " and "
-                         << formatShape(out.getShape()) << " differ";
+  if (in.hasStaticShape() && out.hasStaticShape()) {
+    if (elementCount(in.getShape()) != elementCount(out.getShape()))
+      return emitOpError() << "expects the same number of elements, but "
+                           << formatShape(in.getShape()) << " and "
+                           << formatShape(out.getShape()) << " differ";
+    return success();
+  }
+  // Run-time shapes: the one `?` of the result is what the input's element
+  // count leaves (ONNX's -1), resolved when the shape is known.
+  if (in.hasStaticShape() || out.getNumDynamicDims() != 1)
+    return emitOpError() << "expects a result with one dynamic dimension "
+                            "when the input has dynamic ones, got "
+                         << formatShape(in.getShape()) << " to "
+                         << formatShape(out.getShape());
   return success();
 }
 
@@ -148,13 +172,19 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (failed(in) ||
       failed(s.checkAxis("axis", axis, in->getRank(), /*allowRank=*/true)))
     return failure();
-  std::optional<int64_t> outer = elementCount(in->getShape().take_front(axis));
-  std::optional<int64_t> inner = elementCount(in->getShape().drop_front(axis));
+  // A product with a dynamic factor is dynamic.
+  auto product = [](ArrayRef<int64_t> dims) -> std::optional<int64_t> {
+    if (llvm::any_of(dims, ShapedType::isDynamic))
+      return ShapedType::kDynamic;
+    return elementCount(dims);
+  };
+  std::optional<int64_t> outer = product(in->getShape().take_front(axis));
+  std::optional<int64_t> inner = product(in->getShape().drop_front(axis));
   if (!outer || !inner)
     return s.fail("expects fewer than 2^63 elements");
   return s.result({*outer, *inner}, in->getElementType());
@@ -165,7 +195,7 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   ArrayRef<int64_t> axes = adaptor.getAxes();
   if (failed(in) || failed(s.checkAxes("axes", axes, in->getRank())))
     return failure();
@@ -177,7 +207,7 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
     }
     if (in->getDimSize(i) != 1)
       return s.fail("expects squeezed dimension " + Twine(i) +
-                    " to have size 1, got " + Twine(in->getDimSize(i)));
+                    " to have size 1, got " + formatShape(in->getDimSize(i)));
   }
   return s.result(shape, in->getElementType());
 }
@@ -187,7 +217,7 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   if (failed(in))
     return failure();
   ArrayRef<int64_t> axes = adaptor.getAxes();
@@ -216,7 +246,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   if (failed(in))
     return failure();
   ArrayRef<int64_t> perm = adaptor.getPermutation();

@@ -208,13 +208,13 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
   FailureOr<RankedTensorType> cond =
-      s.tensor(adaptor.getCondition(), "condition");
+      s.rankedTensor(adaptor.getCondition(), "condition");
   FailureOr<RankedTensorType> onTrue =
       failed(cond) ? FailureOr<RankedTensorType>(failure())
-                   : s.tensor(adaptor.getOnTrue(), "on_true");
+                   : s.rankedTensor(adaptor.getOnTrue(), "on_true");
   FailureOr<RankedTensorType> onFalse =
       failed(onTrue) ? FailureOr<RankedTensorType>(failure())
-                     : s.tensor(adaptor.getOnFalse(), "on_false");
+                     : s.rankedTensor(adaptor.getOnFalse(), "on_false");
   if (failed(onFalse))
     return failure();
   if (onTrue->getElementType() != onFalse->getElementType())
@@ -240,12 +240,20 @@ LogicalResult ScaleOp::inferReturnTypes(MLIRContext *,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   if (failed(in))
     return failure();
   int64_t axis = static_cast<int64_t>(adaptor.getChannelAxis());
   if (failed(s.checkAxis("channel_axis", axis, in->getRank())))
     return failure();
+  // The weights hold one value per channel (or per item from the axis on).
+  if (adaptor.getMode() != ScaleMode::Uniform)
+    for (int64_t d = axis, e = adaptor.getMode() == ScaleMode::Channel
+                                   ? axis + 1
+                                   : in->getRank();
+         d < e; ++d)
+      if (failed(s.checkStatic(*in, d, "a dimension the weights cover")))
+        return failure();
   std::optional<int64_t> count = 1;
   switch (adaptor.getMode()) {
   case ScaleMode::Uniform:

@@ -20,7 +20,7 @@ FullyConnectedOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                    Adaptor adaptor,
                                    SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   FailureOr<RankedTensorType> weight =
       failed(in) ? FailureOr<RankedTensorType>(failure())
                  : s.tensor(adaptor.getWeight(), "weight");
@@ -30,6 +30,10 @@ FullyConnectedOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (failed(s.checkAxis("axis", axis, in->getRank())))
     return failure();
+  // The flattened dimensions meet the weight: only those before may vary.
+  for (int64_t d = axis; d < in->getRank(); ++d)
+    if (failed(s.checkStatic(*in, d, "a dimension the weight multiplies")))
+      return failure();
   std::optional<int64_t> inner = elementCount(in->getShape().drop_front(axis));
   if (!inner)
     return s.fail(
@@ -61,10 +65,10 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> lhs = s.tensor(adaptor.getLhs(), "lhs");
-  FailureOr<RankedTensorType> rhs = failed(lhs)
-                                        ? FailureOr<RankedTensorType>(failure())
-                                        : s.tensor(adaptor.getRhs(), "rhs");
+  FailureOr<RankedTensorType> lhs = s.rankedTensor(adaptor.getLhs(), "lhs");
+  FailureOr<RankedTensorType> rhs =
+      failed(lhs) ? FailureOr<RankedTensorType>(failure())
+                  : s.rankedTensor(adaptor.getRhs(), "rhs");
   if (failed(rhs))
     return failure();
   if (lhs->getRank() < 2 || rhs->getRank() < 2)
@@ -79,7 +83,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   int64_t ka = adaptor.getTransposeLhs() ? a[ra - 2] : a[ra - 1];
   int64_t kb = adaptor.getTransposeRhs() ? b[rb - 1] : b[rb - 2];
   int64_t n = adaptor.getTransposeRhs() ? b[rb - 2] : b[rb - 1];
-  if (ka != kb)
+  // A dynamic side is checked when the shapes are known.
+  if (ka != kb && !ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb))
     return s.fail("expects contracted dimensions to match, got " + Twine(ka) +
                   " and " + Twine(kb));
   std::optional<SmallVector<int64_t>> batch =
@@ -102,10 +107,10 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> a = s.tensor(adaptor.getA(), "a");
+  FailureOr<RankedTensorType> a = s.rankedTensor(adaptor.getA(), "a");
   FailureOr<RankedTensorType> b = failed(a)
                                       ? FailureOr<RankedTensorType>(failure())
-                                      : s.tensor(adaptor.getB(), "b");
+                                      : s.rankedTensor(adaptor.getB(), "b");
   if (failed(b))
     return failure();
   if (a->getRank() != 2 || b->getRank() != 2)
@@ -117,12 +122,12 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
   bool ta = adaptor.getTransposeA(), tb = adaptor.getTransposeB();
   int64_t m = a->getDimSize(ta ? 1 : 0), ka = a->getDimSize(ta ? 0 : 1);
   int64_t kb = b->getDimSize(tb ? 1 : 0), n = b->getDimSize(tb ? 0 : 1);
-  if (ka != kb)
+  if (ka != kb && !ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb))
     return s.fail("expects contracted dimensions to match, got " + Twine(ka) +
                   " and " + Twine(kb));
   SmallVector<int64_t> shape = {m, n};
   if (Value c = adaptor.getC()) {
-    FailureOr<RankedTensorType> cType = s.tensor(c, "c");
+    FailureOr<RankedTensorType> cType = s.rankedTensor(c, "c");
     if (failed(cType))
       return failure();
     if (cType->getElementType() != element)

@@ -18,7 +18,7 @@ static LogicalResult inferAxisOp(std::optional<Location> loc, StringRef opName,
                                  Value input, int64_t axis,
                                  SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, opName, inferred);
-  FailureOr<RankedTensorType> in = s.tensor(input, "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(input, "input");
   if (failed(in) || failed(s.checkAxis("axis", axis, in->getRank())))
     return failure();
   return s.result(*in);
@@ -45,12 +45,14 @@ LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *,
 static LogicalResult
 inferChannelNorm(ShapeInference &s, Value input, int64_t minRank,
                  ArrayRef<std::pair<Value, StringRef>> params) {
-  FailureOr<RankedTensorType> in = s.tensor(input, "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(input, "input");
   if (failed(in))
     return failure();
   if (in->getRank() < minRank)
     return s.fail("expects input of rank >= " + Twine(minRank) +
                   " (N x C x ...), got " + formatShape(in->getShape()));
+  if (!params.empty() && failed(s.checkStatic(*in, 1, "the channel count")))
+    return failure();
   for (auto [value, name] : params) {
     FailureOr<RankedTensorType> type = s.tensor(value, name);
     if (failed(type) || failed(s.checkVector(name, *type, in->getDimSize(1),
@@ -98,10 +100,14 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (failed(in) || failed(s.checkAxis("axis", axis, in->getRank())))
     return failure();
+  if (adaptor.getScale() || adaptor.getBias())
+    for (int64_t d = axis; d < in->getRank(); ++d)
+      if (failed(s.checkStatic(*in, d, "a normalized dimension")))
+        return failure();
   ArrayRef<int64_t> normalized = in->getShape().drop_front(axis);
   std::pair<Value, StringRef> params[] = {{adaptor.getScale(), "scale"},
                                           {adaptor.getBias(), "bias"}};
@@ -128,7 +134,7 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   if (failed(in))
     return failure();
   ArrayRef<int64_t> axes = adaptor.getAxes();
@@ -163,7 +169,7 @@ static LogicalResult inferCumulative(std::optional<Location> loc,
                                      StringRef name, Adaptor adaptor,
                                      SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, name, inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (failed(in) || failed(s.checkAxis("axis", axis, in->getRank())))
     return failure();
@@ -190,7 +196,7 @@ LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *context,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   if (failed(in) || failed(s.checkAxis("axis", axis, in->getRank())))
     return failure();

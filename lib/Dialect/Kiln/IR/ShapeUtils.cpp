@@ -23,7 +23,11 @@ std::string mlir::kiln::detail::formatShape(ArrayRef<int64_t> shape) {
     return "scalar";
   std::string s;
   llvm::interleave(
-      shape, [&](int64_t d) { s += std::to_string(d); }, [&] { s += "x"; });
+      shape,
+      [&](int64_t d) {
+        s += ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+      },
+      [&] { s += "x"; });
   return s;
 }
 
@@ -110,6 +114,15 @@ FailureOr<RankedTensorType> ShapeInference::rankedTensor(Value value,
   if (!type)
     return fail("expects " + what + " to be a ranked tensor");
   return type;
+}
+
+LogicalResult ShapeInference::checkStatic(RankedTensorType type, int64_t dim,
+                                          StringRef what) const {
+  if (!type.isDynamicDim(dim))
+    return success();
+  return fail("expects " + what + " (dimension " + Twine(dim) + " of " +
+              formatShape(type.getShape()) +
+              ") to be static: it sizes the layer's weights or its loops");
 }
 
 LogicalResult ShapeInference::checkSize(StringRef name,

@@ -57,6 +57,10 @@ public:
   /// take run-time shapes, Kiln_DynamicShapes).
   FailureOr<RankedTensorType> rankedTensor(Value value, StringRef what) const;
 
+  /// Checks that dimension `dim` of `type` is static; the error names it as
+  /// `what` ("the channel count").
+  LogicalResult checkStatic(RankedTensorType type, int64_t dim,
+                            StringRef what) const;
   /// Checks that attribute `name` has `expected` entries.
   LogicalResult checkSize(StringRef name, ArrayRef<int64_t> values,
                           size_t expected) const;

@@ -168,6 +168,10 @@ std::string getMergeKey(const Member &m) {
 /// concatenated weights, its activation and a slice per member.
 LogicalResult merge(ArrayRef<Member> members) {
   const Member &first = members.front();
+  // Run-time shapes: kiln.slice takes static shapes only (for now).
+  if (!cast<RankedTensorType>(first.layer->getResult(0).getType())
+           .hasStaticShape())
+    return failure();
   Operation *earliest = first.layer;
   for (const Member &m : members)
     if (m.layer->isBeforeInBlock(earliest))

@@ -7,15 +7,43 @@
 #include "kiln/Dialect/Kiln/Transforms/SpecializeShapes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 using namespace mlir;
+using namespace mlir::kiln;
 
 static bool isDynamic(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+}
+
+/// The one `?` of a reshape's result is what the input's element count
+/// leaves when the static dimensions have taken theirs (ONNX's -1).
+static LogicalResult specializeReshape(ReshapeOp op) {
+  RankedTensorType in = op.getInput().getType(), out = op.getType();
+  if (out.hasStaticShape())
+    return success();
+  if (!in.hasStaticShape())
+    return op.emitOpError("has an input of dynamic shape ")
+           << in << " at a given shape";
+  int64_t count = in.getNumElements(), rest = 1;
+  bool overflow = false;
+  for (int64_t d : out.getShape())
+    if (!ShapedType::isDynamic(d))
+      overflow |= __builtin_mul_overflow(rest, d, &rest);
+  if (overflow || rest == 0 || count % rest != 0)
+    return op.emitOpError("cannot reshape ")
+           << in << " to " << out << ": " << count
+           << " elements do not divide into rows of " << rest;
+  SmallVector<int64_t> shape(out.getShape());
+  for (int64_t &d : shape)
+    if (ShapedType::isDynamic(d))
+      d = count / rest;
+  op.getResult().setType(out.clone(shape));
+  return success();
 }
 
 LogicalResult
@@ -47,6 +75,16 @@ mlir::kiln::specializeShapes(func::FuncOp func,
     func.removeArgAttr(i, KilnDialect::getProfileAttrName());
   }
   for (Operation &op : body.without_terminator()) {
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      if (failed(specializeReshape(reshape)))
+        return failure();
+      continue;
+    }
+    if (auto cast = dyn_cast<CastOp>(op)) {
+      cast.getResult().setType(
+          cast.getInput().getType().clone(cast.getType().getElementType()));
+      continue;
+    }
     auto infer = dyn_cast<InferTypeOpInterface>(&op);
     if (!infer) {
       if (llvm::any_of(op.getResultTypes(), isDynamic))

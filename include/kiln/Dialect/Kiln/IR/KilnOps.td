@@ -63,7 +63,7 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
 //===----------------------------------------------------------------------===//
 
 def Kiln_ConvolutionOp : Kiln_InferredOp<"convolution",
-    [Kiln_PrecisionOpInterface, Kiln_LayoutOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_PrecisionOpInterface, Kiln_LayoutOpInterface]> {
   let summary = "N-D convolution with groups, dilations and an optional bias";
   let description = [{
     Cross-correlation of an `N x C x D1 x ... x Dk` input with a
@@ -96,7 +96,7 @@ def Kiln_ConvolutionOp : Kiln_InferredOp<"convolution",
 }
 
 def Kiln_DeconvolutionOp : Kiln_InferredOp<"deconvolution",
-    [Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "N-D transposed convolution (deconvolution)";
   let description = [{
     The gradient of `kiln.convolution` with respect to its input, used for
@@ -124,7 +124,7 @@ def Kiln_DeconvolutionOp : Kiln_InferredOp<"deconvolution",
 }
 
 def Kiln_PoolOp : Kiln_InferredOp<"pool",
-    [Kiln_PrecisionOpInterface, Kiln_LayoutOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_PrecisionOpInterface, Kiln_LayoutOpInterface]> {
   let summary = "max or average pooling over a window";
   let description = [{
     Pools each `window` of the spatial dimensions of an `N x C x D1 x ... x Dk`
@@ -154,7 +154,7 @@ def Kiln_PoolOp : Kiln_InferredOp<"pool",
 }
 
 def Kiln_GlobalPoolOp : Kiln_InferredOp<"global_pool",
-    [Kiln_LayoutOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_LayoutOpInterface]> {
   let summary = "max or average over all spatial dimensions";
   let description = [{
     Reduces every spatial dimension of an `N x C x D1 x ... x Dk` input (with
@@ -176,7 +176,7 @@ def Kiln_GlobalPoolOp : Kiln_InferredOp<"global_pool",
 //===----------------------------------------------------------------------===//
 
 def Kiln_FullyConnectedOp : Kiln_InferredOp<"fully_connected",
-    [Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "fully connected layer: flatten, multiply by weights, add bias";
   let description = [{
     Flattens the dimensions of `input` from `axis` on into one of size `C`,
@@ -197,7 +197,7 @@ def Kiln_FullyConnectedOp : Kiln_InferredOp<"fully_connected",
   }];
 }
 
-def Kiln_MatmulOp : Kiln_InferredOp<"matmul", [Kiln_PrecisionOpInterface]> {
+def Kiln_MatmulOp : Kiln_InferredOp<"matmul", [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "batched matrix product with numpy broadcasting of batch dimensions";
   let description = [{
     Multiplies the last two dimensions of `lhs` and `rhs` (each optionally
@@ -218,7 +218,7 @@ def Kiln_MatmulOp : Kiln_InferredOp<"matmul", [Kiln_PrecisionOpInterface]> {
   }];
 }
 
-def Kiln_GemmOp : Kiln_InferredOp<"gemm", [Kiln_PrecisionOpInterface]> {
+def Kiln_GemmOp : Kiln_InferredOp<"gemm", [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "alpha * op(a) * op(b) + beta * c on matrices";
   let description = [{
     The BLAS/ONNX Gemm: `a` and `b` are matrices, each optionally transposed;
@@ -324,7 +324,7 @@ def Kiln_BinaryOp : Kiln_InferredOp<"binary",
 }
 
 def Kiln_SelectOp : Kiln_InferredOp<"select",
-    [Kiln_Elementwise, Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_Elementwise, Kiln_PrecisionOpInterface]> {
   let summary = "elementwise choice between two tensors, with broadcasting";
   let description = [{
     `condition ? on_true : on_false` elementwise; all three broadcast together.
@@ -341,7 +341,7 @@ def Kiln_SelectOp : Kiln_InferredOp<"select",
   }];
 }
 
-def Kiln_ScaleOp : Kiln_InferredOp<"scale", [AttrSizedOperandSegments]> {
+def Kiln_ScaleOp : Kiln_InferredOp<"scale", [Kiln_DynamicShapes, AttrSizedOperandSegments]> {
   let summary = "(x * scale + shift) ^ power, uniform, per channel or elementwise";
   let description = [{
     The TensorRT scale layer. `shift`, `scale` and `power` are optional 1-D
@@ -367,7 +367,7 @@ def Kiln_ScaleOp : Kiln_InferredOp<"scale", [AttrSizedOperandSegments]> {
   let hasFolder = 1;
 }
 
-def Kiln_CastOp : Kiln_TypedOp<"cast", [Kiln_Elementwise]> {
+def Kiln_CastOp : Kiln_TypedOp<"cast", [Kiln_DynamicShapes, Kiln_Elementwise]> {
   let summary = "element type conversion";
   let description = [{
     Converts each element to the result's element type; the shape stays.
@@ -397,7 +397,7 @@ def Kiln_CastOp : Kiln_TypedOp<"cast", [Kiln_Elementwise]> {
 //===----------------------------------------------------------------------===//
 
 class Kiln_SoftmaxBase<string mnemonic, string what>
-    : Kiln_InferredOp<mnemonic> {
+    : Kiln_InferredOp<mnemonic, [Kiln_DynamicShapes]> {
   let summary = what # " along one axis";
   let arguments = (ins Kiln_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Kiln_FloatTensor:$result);
@@ -424,7 +424,7 @@ def Kiln_LogSoftmaxOp : Kiln_SoftmaxBase<"log_softmax", "log of softmax"> {
   }];
 }
 
-def Kiln_LrnOp : Kiln_InferredOp<"lrn"> {
+def Kiln_LrnOp : Kiln_InferredOp<"lrn", [Kiln_DynamicShapes]> {
   let summary = "local response normalization across channels";
   let description = [{
     `x / (bias + alpha/size * sum of x^2 over size neighbouring channels)^beta`
@@ -441,7 +441,7 @@ def Kiln_LrnOp : Kiln_InferredOp<"lrn"> {
   let assemblyFormat = Kiln_UnaryFormat;
 }
 
-def Kiln_BatchNormOp : Kiln_InferredOp<"batch_norm"> {
+def Kiln_BatchNormOp : Kiln_InferredOp<"batch_norm", [Kiln_DynamicShapes]> {
   let summary = "batch normalization with stored statistics (inference)";
   let description = [{
     `(x - mean) / sqrt(variance + epsilon) * scale + bias` per channel of an
@@ -463,7 +463,7 @@ def Kiln_BatchNormOp : Kiln_InferredOp<"batch_norm"> {
   }];
 }
 
-def Kiln_InstanceNormOp : Kiln_InferredOp<"instance_norm"> {
+def Kiln_InstanceNormOp : Kiln_InferredOp<"instance_norm", [Kiln_DynamicShapes]> {
   let summary = "instance normalization";
   let description = [{
     Normalizes each channel of each batch item over its spatial dimensions,
@@ -482,7 +482,7 @@ def Kiln_InstanceNormOp : Kiln_InferredOp<"instance_norm"> {
   }];
 }
 
-def Kiln_LayerNormOp : Kiln_InferredOp<"layer_norm"> {
+def Kiln_LayerNormOp : Kiln_InferredOp<"layer_norm", [Kiln_DynamicShapes]> {
   let summary = "layer normalization over the trailing dimensions";
   let description = [{
     Normalizes over the dimensions from `axis` on, then multiplies by `scale`
@@ -502,7 +502,7 @@ def Kiln_LayerNormOp : Kiln_InferredOp<"layer_norm"> {
   }];
 }
 
-def Kiln_ReduceOp : Kiln_InferredOp<"reduce"> {
+def Kiln_ReduceOp : Kiln_InferredOp<"reduce", [Kiln_DynamicShapes]> {
   let summary = "reduction over a set of axes";
   let description = [{
     Reduces `input` over `axes` (distinct, each in `[0, rank)`, at least one).
@@ -520,7 +520,7 @@ def Kiln_ReduceOp : Kiln_InferredOp<"reduce"> {
   let assemblyFormat = Kiln_KindUnaryFormat;
 }
 
-def Kiln_CumSumOp : Kiln_InferredOp<"cumsum"> {
+def Kiln_CumSumOp : Kiln_InferredOp<"cumsum", [Kiln_DynamicShapes]> {
   let summary = "running sum along one axis";
   let description = [{
     `result[..., i, ...]` is the sum of `input[..., j, ...]` over `j <= i`
@@ -538,7 +538,7 @@ def Kiln_CumSumOp : Kiln_InferredOp<"cumsum"> {
   let assemblyFormat = Kiln_UnaryFormat;
 }
 
-def Kiln_CumProdOp : Kiln_InferredOp<"cumprod"> {
+def Kiln_CumProdOp : Kiln_InferredOp<"cumprod", [Kiln_DynamicShapes]> {
   let summary = "running product along one axis";
   let description = [{
     `result[..., i, ...]` is the product of `input[..., j, ...]` over
@@ -556,7 +556,7 @@ def Kiln_CumProdOp : Kiln_InferredOp<"cumprod"> {
   let assemblyFormat = Kiln_UnaryFormat;
 }
 
-def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce"> {
+def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce", [Kiln_DynamicShapes]> {
   let summary = "index of the largest or smallest element along an axis";
   let description = [{
     The `i64` index of the maximum (or minimum) along `axis`; the first such
@@ -607,7 +607,7 @@ def Kiln_IotaOp : Kiln_TypedOp<"iota"> {
 //===----------------------------------------------------------------------===//
 
 def Kiln_ConcatOp : Kiln_InferredOp<"concat",
-    [SameOperandsElementType, Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, SameOperandsElementType, Kiln_PrecisionOpInterface]> {
   let summary = "joins tensors along one axis";
   let description = [{
     All inputs have the same rank and agree on every dimension but `axis`.
@@ -644,7 +644,7 @@ def Kiln_SliceOp : Kiln_InferredOp<"slice", [Kiln_PrecisionOpInterface]> {
 }
 
 def Kiln_ReshapeOp : Kiln_TypedOp<"reshape",
-    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "same elements, new shape";
   let description = [{
     Reinterprets the elements (in row-major order) with the result's shape;
@@ -661,7 +661,7 @@ def Kiln_ReshapeOp : Kiln_TypedOp<"reshape",
 }
 
 def Kiln_FlattenOp : Kiln_InferredOp<"flatten",
-    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "flattens into a matrix at an axis";
   let description = [{
     Result is `prod(dims[:axis]) x prod(dims[axis:])` (0 <= axis <= rank).
@@ -677,7 +677,7 @@ def Kiln_FlattenOp : Kiln_InferredOp<"flatten",
 }
 
 def Kiln_SqueezeOp : Kiln_InferredOp<"squeeze",
-    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "removes dimensions of size 1";
   let description = [{
     Removes the listed dimensions, each of which has size 1.
@@ -693,7 +693,7 @@ def Kiln_SqueezeOp : Kiln_InferredOp<"squeeze",
 }
 
 def Kiln_UnsqueezeOp : Kiln_InferredOp<"unsqueeze",
-    [Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_ReshapeLike, Kiln_PrecisionOpInterface]> {
   let summary = "inserts dimensions of size 1";
   let description = [{
     Inserts a dimension of size 1 at each listed position of the result.
@@ -709,7 +709,7 @@ def Kiln_UnsqueezeOp : Kiln_InferredOp<"unsqueeze",
 }
 
 def Kiln_TransposeOp : Kiln_InferredOp<"transpose",
-    [Kiln_PrecisionOpInterface]> {
+    [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "permutes dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
