@@ -813,16 +813,16 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
   }
 
   if (handler && !takesRunTimeShapes(node.op_type()))
-    for (const auto &[i, name] : llvm::enumerate(node.input()))
-      if (auto type = name.empty() ? nullptr
-                                   : dyn_cast<RankedTensorType>(
-                                         values.lookup(name).getType());
-          type && !type.hasStaticShape())
+    for (const auto &[i, name] : llvm::enumerate(node.input())) {
+      Value value = name.empty() ? Value() : values.lookup(name);
+      auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+      if (type && !type.hasStaticShape())
         return report("input " + std::to_string(i) + " '" + name + "' is " +
                           formatDims(type.getShape()) +
                           ", and this op does not take dimensions that "
                           "vary at run time yet",
                       true);
+    }
 
   Location loc = NameLoc::get(
       b.getStringAttr(node.name().empty()
