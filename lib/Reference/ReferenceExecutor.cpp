@@ -86,7 +86,8 @@ static void *allocate(uint64_t bytes, uint64_t alignment) {
                    " bytes (raise it with --max-memory)";
     return nullptr;
   }
-  void *p = tooling::allocateHost(bytes, alignment);
+  // Compiled code writes its buffers before it reads them: no clearing.
+  void *p = tooling::allocateHost(bytes, alignment, /*zero=*/false);
   if (!p) {
     run->failure = "the system refused a buffer of " + std::to_string(bytes) +
                    " bytes (with " + std::to_string(run->live) +

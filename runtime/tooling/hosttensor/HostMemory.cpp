@@ -18,7 +18,7 @@ static constexpr size_t kHugePage = size_t(2) << 20;
 
 static size_t roundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-void *allocateHost(size_t bytes, size_t alignment) {
+void *allocateHost(size_t bytes, size_t alignment, bool zero) {
   if (bytes >= kHugePageBytes) {
     size_t length = roundUp(bytes, kHugePage);
     size_t mapped = length + kHugePage;
@@ -41,7 +41,7 @@ void *allocateHost(size_t bytes, size_t alignment) {
   void *p = alignment > alignof(std::max_align_t)
                 ? std::aligned_alloc(alignment, roundUp(size, alignment))
                 : std::malloc(size);
-  if (p)
+  if (p && zero)
     std::memset(p, 0, size);
   return p;
 }
