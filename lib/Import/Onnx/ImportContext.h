@@ -28,6 +28,7 @@
 namespace mlir::kiln::onnx_import {
 
 class GraphImporter;
+class SymbolicDims;
 
 /// What a handler sees of one node.
 class NodeContext {
@@ -42,6 +43,9 @@ public:
   unsigned numInputs() const { return node.input_size(); }
   /// Input `i`; a handler checks hasInput (or requireInputs) first.
   Value input(unsigned i) const;
+  /// Makes input(i) return `value` for this node (a shape value computed at
+  /// run time in place of its placeholder).
+  void overrideInput(unsigned i, Value value);
   RankedTensorType inputType(unsigned i) const;
   /// Fails unless inputs [0, n) are all given.
   LogicalResult requireInputs(unsigned n);
@@ -148,6 +152,8 @@ public:
 
   /// The folder external data is read from.
   llvm::StringRef modelDir() const;
+  /// The dimensions of run-time shapes (SymbolicDims.h).
+  SymbolicDims &symbolic();
 
   //===--- errors ---===//
   /// Records what is wrong with the node and fails.
@@ -164,6 +170,7 @@ public:
   Location loc;
 
 private:
+  SmallVector<Value> inputOverrides;
   LogicalResult prepare(OperationState &state, ValueRange operands,
                         ArrayRef<NamedAttribute> attributes);
   /// Creates the op and verifies it; erases it and fails if it is invalid.
@@ -202,6 +209,26 @@ findNodePlugin(const onnx::NodeProto &node, const std::string &domain);
 /// Imports `node` as a kiln.plugin made by `creator`.
 LogicalResult importPluginNode(NodeContext &nc,
                                const ::kiln::rt::PluginCreator &creator);
+
+//===--- run-time shapes (SymbolicShapeHandlers.cpp) ---===//
+
+/// Imports a node with an input computed from dimensions that vary at run
+/// time (a shape value, SymbolicDims.h): the integer ops of shape
+/// subgraphs, and Reshape, Expand and Range that take their shapes from
+/// one. Other ops are refused, naming the input.
+/// Where the op is not one of those, or an input is not a shape value or a
+/// small integer constant, the shape values are computed at run time (from
+/// generated tensors of their lengths) and `handler` imports the node.
+LogicalResult importSymbolic(NodeContext &nc, Handler handler);
+/// Shape (dimensions [start, end)) or Size of an input with dimensions that
+/// vary at run time, as a shape value.
+LogicalResult shapeOfDynamic(NodeContext &nc, int64_t start, int64_t end);
+/// Reshape of an input with several dimensions that vary at run time to
+/// the constant `spec` (ONNX's 0 and -1).
+LogicalResult reshapeDynamic(NodeContext &nc, ArrayRef<int64_t> spec);
+/// ConstantOfShape whose shape is a shape value.
+LogicalResult constantOfShapeDynamic(NodeContext &nc, Type element,
+                                     double value);
 
 /// Converts a TensorProto (with `raw_data` moved out, not copied, when it
 /// can be) to an attribute; external data is read relative to `modelDir`.

@@ -12,6 +12,7 @@
 #include "kiln/Import/OnnxImporter.h"
 
 #include "ImportContext.h"
+#include "SymbolicDims.h"
 #include "kiln/Dialect/Kiln/IR/ConstantFolding.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Support/Sizes.h"
@@ -78,6 +79,8 @@ public:
   std::string checkBudget(Type type) const;
   /// Whether the handler of `opType` takes inputs with dynamic dimensions.
   static bool takesRunTimeShapes(StringRef opType);
+  /// The dimensions of run-time shapes, and the shape values.
+  SymbolicDims symbolic;
 
   /// Messages of the node being imported.
   std::string nodeError;
@@ -158,7 +161,15 @@ bool NodeContext::hasInput(unsigned i) const {
 }
 
 Value NodeContext::input(unsigned i) const {
+  if (i < inputOverrides.size() && inputOverrides[i])
+    return inputOverrides[i];
   return graph.values.lookup(node.input(i));
+}
+
+void NodeContext::overrideInput(unsigned i, Value value) {
+  if (inputOverrides.size() <= i)
+    inputOverrides.resize(i + 1);
+  inputOverrides[i] = value;
 }
 
 RankedTensorType NodeContext::inputType(unsigned i) const {
@@ -240,6 +251,10 @@ bool NodeContext::isConstantInput(unsigned i) const {
 FailureOr<SmallVector<double>> NodeContext::floatInput(unsigned i) {
   if (!hasInput(i))
     return fail("expects input " + Twine(i));
+  if (graph.symbolic.shapeValue(input(i)))
+    return unsupported("input " + Twine(i) + " ('" + node.input(i) +
+                       "') is computed from dimensions that vary at run "
+                       "time, and this op needs it as a constant");
   ElementsAttr attr = constantValue(input(i));
   if (!attr) {
     // The input itself when it is a graph input, else the integer graph
@@ -348,6 +363,8 @@ void NodeContext::setOutput(unsigned i, Value value) {
   if (hasOutput(i))
     graph.values[node.output(i)] = value;
 }
+
+SymbolicDims &NodeContext::symbolic() { return graph.symbolic; }
 
 LogicalResult NodeContext::fail(const llvm::Twine &message) {
   if (graph.nodeError.empty())
@@ -486,7 +503,7 @@ Value NodeContext::iota(RankedTensorType type, int64_t dimension, double start,
     stepAttr = b.getI64IntegerAttr(static_cast<int64_t>(step));
   }
   return IotaOp::create(b, loc, type, b.getI64IntegerAttr(dimension), startAttr,
-                        stepAttr);
+                        stepAttr, AffineMapAttr());
 }
 
 FailureOr<Value> NodeContext::ramp(const Twine &what, RankedTensorType type,
@@ -521,6 +538,7 @@ FailureOr<Value> NodeContext::finish(OperationState &state) {
   if (failed(created))
     return failure();
   Operation *op = *created;
+  graph.symbolic.record(op);
   // Shapes are static, so what an exported network computes from shapes
   // and constants (a Reshape's target, an Expand's shape, a mask) is a
   // constant: fold it now, for the nodes that need it as one.
@@ -528,7 +546,11 @@ FailureOr<Value> NodeContext::finish(OperationState &state) {
   for (Value v : op->getOperands())
     if (ElementsAttr value = constantValue(v))
       operands.push_back(value);
-  if (operands.size() == op->getNumOperands())
+  bool staticResults = llvm::all_of(op->getResultTypes(), [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped || shaped.hasStaticShape();
+  });
+  if (operands.size() == op->getNumOperands() && staticResults)
     if (ElementsAttr value = evaluateConstant(op, operands)) {
       op->erase();
       return constant(value);
@@ -812,7 +834,14 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
                   true);
   }
 
-  if (handler && !takesRunTimeShapes(node.op_type()))
+  // An input computed from run-time dimensions (a shape value) sends the
+  // node to the shape-subgraph handlers.
+  bool shapeValueInput = llvm::any_of(node.input(), [&](const std::string &n) {
+    return !n.empty() && symbolic.shapeValue(values.lookup(n));
+  });
+  if (shapeValueInput && node.op_type() == "ConstantOfShape")
+    shapeValueInput = false; // its handler takes one
+  if (handler && !shapeValueInput && !takesRunTimeShapes(node.op_type()))
     for (const auto &[i, name] : llvm::enumerate(node.input())) {
       Value value = name.empty() ? Value() : values.lookup(name);
       auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
@@ -840,7 +869,9 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
         nodeError = diag.str();
       return success();
     });
-    ok = handler ? handler->handler(nc) : importPluginNode(nc, *plugin);
+    ok = !handler          ? importPluginNode(nc, *plugin)
+         : shapeValueInput ? importSymbolic(nc, handler->handler)
+                           : handler->handler(nc);
   }
   if (failed(ok)) {
     if (nodeError.empty())
@@ -955,6 +986,10 @@ bool GraphImporter::takesRunTimeShapes(StringRef opType) {
                            "ReduceSumSquare",
                            "ArgMax",
                            "ArgMin",
+                           "Pad",
+                           "Slice",
+                           "Gather",
+                           "Expand",
                            "Shape",
                            "Size"})
       set.insert(op);
@@ -1055,6 +1090,15 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
                                    b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
+  SmallVector<int64_t> maxima;
+  for (auto [i, type] : llvm::enumerate(argTypes))
+    if (auto ranked = dyn_cast<RankedTensorType>(type))
+      for (int64_t d = 0; d < ranked.getRank(); ++d)
+        if (ranked.isDynamicDim(d))
+          maxima.push_back(argProfiles[i].max.size() > size_t(d)
+                               ? argProfiles[i].max[d]
+                               : int64_t(0));
+  symbolic.setSymbols(*body, maxima);
   // Names are set all at once: one attribute at a time is quadratic.
   SmallVector<DictionaryAttr> argAttrs;
   for (auto [i, name] : llvm::enumerate(argNames)) {
@@ -1097,6 +1141,10 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
     if (!v)
       return error("graph output '" + output.name() +
                    "' is not produced by any node, initializer or input");
+    if (symbolic.shapeValue(v))
+      return error("graph output '" + output.name() +
+                   "' is computed from dimensions that vary at run time; "
+                   "kiln cannot return such a shape yet");
     // A declared static output type must be what the graph computes.
     auto type = cast<RankedTensorType>(v.getType());
     if (output.type().has_tensor_type()) {
@@ -1124,6 +1172,14 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
     resultTypes.push_back(v.getType());
   }
   func::ReturnOp::create(b, fileLoc, results);
+  // The shape values' placeholders were read only by the importer.
+  for (auto &entry : symbolic.shapeValues) {
+    Operation *placeholder = entry.first.getDefiningOp();
+    if (!placeholder->use_empty())
+      return error("internal error: a shape value is used by an op");
+    placeholder->erase();
+  }
+  symbolic.shapeValues.clear();
   func.setType(b.getFunctionType(argTypes, resultTypes));
   SmallVector<DictionaryAttr> resultAttrs;
   for (const auto &output : graph.output())

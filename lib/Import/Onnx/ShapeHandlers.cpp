@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImportContext.h"
+#include "SymbolicDims.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -91,10 +92,7 @@ LogicalResult shape(NodeContext &nc) {
   end = std::clamp<int64_t>(end, start, rank);
   SmallVector<int64_t> values(dims.begin() + start, dims.begin() + end);
   if (llvm::any_of(values, ShapedType::isDynamic))
-    return nc.unsupported(
-        "the shape of " + dimsText(dims, "x") +
-        " has a dimension that varies at run time: evaluating shape "
-        "subgraphs symbolically is not supported yet");
+    return shapeOfDynamic(nc, start, end);
   nc.setOutput(0,
                nc.i64Constant({static_cast<int64_t>(values.size())}, values));
   return success();
@@ -105,9 +103,7 @@ LogicalResult size(NodeContext &nc) {
     return failure();
   auto type = nc.inputType(0);
   if (!type.hasStaticShape())
-    return nc.unsupported("the size of " + dimsText(type.getShape(), "x") +
-                          " varies at run time: evaluating shape subgraphs "
-                          "symbolically is not supported yet");
+    return shapeOfDynamic(nc, 0, type.getRank());
   nc.setOutput(0, nc.i64Constant({}, {type.getNumElements()}));
   return success();
 }
@@ -115,12 +111,6 @@ LogicalResult size(NodeContext &nc) {
 LogicalResult constantOfShape(NodeContext &nc) {
   if (failed(nc.requireInputs(1)))
     return failure();
-  FailureOr<SmallVector<int64_t>> dims = nc.intInput(0);
-  if (failed(dims))
-    return failure();
-  for (int64_t d : *dims)
-    if (d < 0)
-      return nc.fail("expects non-negative dimensions");
   Type element = nc.b.getF32Type();
   double value = 0;
   if (const onnx::AttributeProto *a = nc.attr("value")) {
@@ -138,6 +128,14 @@ LogicalResult constantOfShape(NodeContext &nc) {
                 ? (*dense.getValues<APFloat>().begin()).convertToDouble()
                 : double((*dense.getValues<APInt>().begin()).getSExtValue());
   }
+  if (nc.symbolic().shapeValue(nc.input(0)))
+    return constantOfShapeDynamic(nc, element, value);
+  FailureOr<SmallVector<int64_t>> dims = nc.intInput(0);
+  if (failed(dims))
+    return failure();
+  for (int64_t d : *dims)
+    if (d < 0)
+      return nc.fail("expects non-negative dimensions");
   nc.setOutput(0, nc.splat(RankedTensorType::get(*dims, element), value));
   return success();
 }
@@ -198,10 +196,13 @@ LogicalResult reshape(NodeContext &nc) {
     if (inferred < 0 || dynamicLeft) {
       if (inferred >= 0)
         shape[inferred] = ShapedType::kDynamic;
+      // Several dimensions that vary: followed as expressions.
+      if (llvm::count_if(shape, ShapedType::isDynamic) > 1)
+        return reshapeDynamic(nc, *spec);
       if (llvm::count_if(shape, ShapedType::isDynamic) != 1)
         return nc.fail("cannot reshape " + dimsText(type.getShape(), "x") +
                        " to [" + dimsText(*spec, ", ") + "]" +
-                       ": with run-time shapes the result must have one "
+                       ": with run-time shapes the result must have a "
                        "dimension that varies (a -1 or a copied dynamic one)");
       return nc.result(nc.reshape(nc.input(0), shape));
     }
@@ -429,6 +430,22 @@ LogicalResult slice(NodeContext &nc) {
     int64_t dim = type.getDimSize(*a), step = steps[j];
     if (step == 0)
       return nc.fail("expects non-zero steps");
+    // Run-time shapes: a dimension that varies is taken whole (an
+    // exporter's "begin/end masked" slice).
+    if (ShapedType::isDynamic(dim)) {
+      std::optional<DimExpr> e = nc.symbolic().dims(nc.input(0))[*a];
+      std::optional<int64_t> most =
+          e ? nc.symbolic().maximum(*e) : std::nullopt;
+      if (step != 1 || starts[j] != 0 || !most || ends[j] < *most)
+        return nc.unsupported(
+            "dimension " + Twine(*a) + " of " + dimsText(type.getShape(), "x") +
+            " varies at run time (up to " +
+            (most ? std::to_string(*most) : std::string("?")) +
+            "), and kiln slices such a dimension only whole (start 0, step "
+            "1, end at least its largest value), not from " +
+            Twine(starts[j]) + " to " + Twine(ends[j]) + " by " + Twine(step));
+      continue;
+    }
     // Clamp in 128 bits: starts and ends are often INT64_MAX/MIN.
     __int128 s = starts[j], e = ends[j];
     if (s < 0)

@@ -105,8 +105,8 @@ func.func @squeeze_dynamic(%x: tensor<?x4xf32>) {
 // -----
 
 // Layers that do not take run-time shapes yet are refused by name.
-func.func @slice_dynamic(%x: tensor<?x4xf32>) {
-  // expected-error @+1 {{'kiln.slice' op does not take dynamic dimensions yet (run-time shapes): operand #0 is 'tensor<?x4xf32>'}}
-  %y = kiln.slice %x {start = array<i64: 0, 0>, size = array<i64: 1, 4>, stride = array<i64: 1, 1>} : tensor<?x4xf32> -> tensor<1x4xf32>
+func.func @gather_elements_dynamic(%x: tensor<?x4xf32>, %i: tensor<?x4xi64>) {
+  // expected-error @+1 {{'kiln.gather_elements' op does not take dynamic dimensions yet (run-time shapes): operand #0 is 'tensor<?x4xf32>'}}
+  %y = kiln.gather_elements %x, %i {axis = 0 : i64} : (tensor<?x4xf32>, tensor<?x4xi64>) -> tensor<?x4xf32>
   return
 }

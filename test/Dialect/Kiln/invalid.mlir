@@ -899,7 +899,7 @@ func.func @iota_step_type() {
 // -----
 
 func.func @iota_result_type() {
-  // expected-error @+1 {{'kiln.iota' op result #0 must be statically shaped tensor of}}
+  // expected-error @+1 {{'kiln.iota' op result #0 must be ranked tensor of}}
   %y = kiln.iota {dimension = 0 : i64, start = 0 : i64, step = 1 : i64} : tensor<4xi1>
   return
 }

@@ -8,6 +8,7 @@
 
 #include "ShapeUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/SymbolicShapes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <cmath>
@@ -88,7 +89,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   if (failed(in))
     return failure();
   size_t rank = in->getRank();
@@ -96,10 +97,23 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                     stride = adaptor.getStride();
   if (failed(s.checkSize("start", start, rank)) ||
       failed(s.checkSize("size", size, rank)) ||
-      failed(s.checkSize("stride", stride, rank)) ||
-      failed(s.checkNonNegative("size", size)))
+      failed(s.checkSize("stride", stride, rank)))
     return failure();
+  SmallVector<int64_t> shape(size);
   for (size_t i = 0; i < rank; ++i) {
+    // A dimension that varies at run time is taken whole (size `?`, which
+    // takes the input's dimension when it is known).
+    if (in->isDynamicDim(i) || ShapedType::isDynamic(size[i])) {
+      if (!ShapedType::isDynamic(size[i]) || start[i] != 0 || stride[i] != 1)
+        return s.fail("expects dimension " + Twine(i) +
+                      ", which varies at run time, to be taken whole "
+                      "(start 0, size ?, stride 1)");
+      shape[i] = in->getDimSize(i);
+      continue;
+    }
+    if (size[i] < 0)
+      return s.fail("expects 'size' entries to be non-negative, got " +
+                    Twine(size[i]) + " at index " + Twine(i));
     if (stride[i] == 0)
       return s.fail("expects non-zero 'stride' entries, got 0 at index " +
                     Twine(i));
@@ -113,7 +127,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                     Twine(start[i]) + ", size " + Twine(size[i]) + ", stride " +
                     Twine(stride[i]) + " leave it");
   }
-  return s.result(size, in->getElementType());
+  return s.result(shape, in->getElementType());
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
@@ -140,8 +154,11 @@ LogicalResult ReshapeOp::verify() {
                            << formatShape(out.getShape()) << " differ";
     return success();
   }
-  // Run-time shapes: the one `?` of the result is what the input's element
-  // count leaves (ONNX's -1), resolved when the shape is known.
+  // Run-time shapes: a shape map gives every dimension; without one, the
+  // one `?` of the result is what the input's element count leaves (ONNX's
+  // -1), resolved when the shape is known.
+  if (std::optional<AffineMap> shape = getShape())
+    return verifyShapeMap(*this, *shape, out);
   if (in.hasStaticShape() || out.getNumDynamicDims() != 1)
     return emitOpError() << "expects a result with one dynamic dimension "
                             "when the input has dynamic ones, got "
@@ -275,7 +292,7 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> in = s.tensor(adaptor.getInput(), "input");
+  FailureOr<RankedTensorType> in = s.rankedTensor(adaptor.getInput(), "input");
   if (failed(in))
     return failure();
   int64_t rank = in->getRank();
@@ -293,6 +310,14 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t dim = in->getDimSize(i), begin = pads[i], end = pads[rank + i];
+    if (ShapedType::isDynamic(dim)) {
+      if (begin != 0 || end != 0)
+        return s.fail("cannot pad dimension " + Twine(i) +
+                      ", which varies at run time (pads " + Twine(begin) +
+                      ", " + Twine(end) + ")");
+      shape.push_back(dim);
+      continue;
+    }
     if (adaptor.getMode() == PadMode::Reflect && (begin >= dim || end >= dim))
       return s.fail("expects reflect pads smaller than the dimension (" +
                     Twine(dim) + ") in dimension " + Twine(i));
@@ -369,10 +394,10 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   ShapeInference s(loc, getOperationName(), inferred);
-  FailureOr<RankedTensorType> data = s.tensor(adaptor.getData(), "data");
+  FailureOr<RankedTensorType> data = s.rankedTensor(adaptor.getData(), "data");
   FailureOr<RankedTensorType> indices =
       failed(data) ? FailureOr<RankedTensorType>(failure())
-                   : s.tensor(adaptor.getIndices(), "indices");
+                   : s.rankedTensor(adaptor.getIndices(), "indices");
   if (failed(indices))
     return failure();
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/SymbolicShapes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
@@ -25,6 +26,13 @@ LogicalResult IotaOp::verify() {
     return emitOpError() << "dimension " << dimension
                          << " is out of range for a result of rank "
                          << type.getRank();
+  if (std::optional<AffineMap> shape = getShape()) {
+    if (failed(verifyShapeMap(*this, *shape, type)))
+      return failure();
+  } else if (!type.hasStaticShape()) {
+    return emitOpError() << "expects a shape map for its dynamic result "
+                         << type;
+  }
   bool isFloat = isa<FloatType>(type.getElementType());
   Type expected = isFloat ? Type(Float64Type::get(getContext()))
                           : Type(IntegerType::get(getContext(), 64));

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/SymbolicShapes.h"
 #include "kiln/Support/Sizes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -26,6 +27,8 @@ template <typename OpTy> struct ShapeOpToReshape : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
+    if (!isPlainReshape(op.getInput().getType(), op.getType()))
+      return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
     return success();
   }
@@ -133,6 +136,8 @@ struct ConcatRunsToBroadcast : OpRewritePattern<ConcatOp> {
         continue;
       }
       ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+      if (llvm::any_of(shape, ShapedType::isDynamic))
+        return failure();
       SmallVector<int64_t> unit(shape), merged(shape);
       unit.insert(unit.begin() + axis, 1);
       SmallVector<int64_t> wide(unit);

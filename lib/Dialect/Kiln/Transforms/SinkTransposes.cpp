@@ -14,6 +14,7 @@
 #include "Weights.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/Layout.h"
+#include "kiln/Dialect/Kiln/IR/SymbolicShapes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -97,10 +98,12 @@ Value untranspose(PatternRewriter &rewriter, Operation *op, Value v,
     return nullptr;
   SmallVector<int64_t> shape = atRank(v, rank);
   if (movesOnlyUnitDims(shape, inverse)) {
-    if (!build)
-      return v;
     auto to = RankedTensorType::get(permute(ArrayRef<int64_t>(shape), inverse),
                                     type.getElementType());
+    if (!isPlainReshape(type, to))
+      return nullptr;
+    if (!build)
+      return v;
     return ReshapeOp::create(rewriter, loc, to, v);
   }
   if (!weights::hasConstantBytes(v))
@@ -218,7 +221,8 @@ struct TransposeToReshape : OpRewritePattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     if (!movesOnlyUnitDims(op.getInput().getType().getShape(),
-                           op.getPermutation()))
+                           op.getPermutation()) ||
+        !isPlainReshape(op.getInput().getType(), op.getType()))
       return failure();
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
     return success();
@@ -237,8 +241,15 @@ struct SinkTransposesPass
         ctx, count);
     patterns.add<TransposeToReshape>(ctx);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
+    // Transposes shared by several layers can move back and forth without
+    // end (a layer norm whose mean feeds both a subtraction and a negation,
+    // as tf2onnx writes it): the moves are bounded, and where the bound
+    // stops them the IR is correct, only less tidy.
+    int64_t ops = 0;
+    getOperation()->walk([&](Operation *) { ++ops; });
+    GreedyRewriteConfig config;
+    config.setMaxNumRewrites(8 * ops + 64);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
     numSunk += count;
   }
 };

@@ -8,7 +8,9 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/SymbolicShapes.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
@@ -20,15 +22,41 @@ static bool isDynamic(Type type) {
   return shaped && shaped.hasRank() && !shaped.hasStaticShape();
 }
 
-/// The one `?` of a reshape's result is what the input's element count
-/// leaves when the static dimensions have taken theirs (ONNX's -1).
-static LogicalResult specializeReshape(ReshapeOp op) {
+/// Gives `op`'s result the shape its map takes at `symbols`, and drops the
+/// map.
+static LogicalResult specializeMapped(Operation *op, AffineMap shape,
+                                      ArrayRef<int64_t> symbols) {
+  std::string why;
+  FailureOr<SmallVector<int64_t>> dims = evaluateShapeMap(shape, symbols, why);
+  if (failed(dims))
+    return op->emitOpError("cannot evaluate its shape map ")
+           << AffineMapAttr::get(shape) << ": " << why;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  op->getResult(0).setType(type.clone(*dims));
+  op->removeAttr("shape");
+  return success();
+}
+
+/// A reshape's result takes its map's shape, or its one `?` is what the
+/// input's element count leaves when the static dimensions have taken
+/// theirs (ONNX's -1).
+static LogicalResult specializeReshape(ReshapeOp op,
+                                       ArrayRef<int64_t> symbols) {
   RankedTensorType in = op.getInput().getType(), out = op.getType();
-  if (out.hasStaticShape())
-    return success();
   if (!in.hasStaticShape())
     return op.emitOpError("has an input of dynamic shape ")
            << in << " at a given shape";
+  if (std::optional<AffineMap> shape = op.getShape()) {
+    if (failed(specializeMapped(op, *shape, symbols)))
+      return failure();
+    if (in.getNumElements() != op.getType().getNumElements())
+      return op.emitOpError("cannot reshape ")
+             << in << " to " << op.getType() << " (its shape map "
+             << AffineMapAttr::get(*shape) << "): the element counts differ";
+    return success();
+  }
+  if (out.hasStaticShape())
+    return success();
   int64_t count = in.getNumElements(), rest = 1;
   bool overflow = false;
   for (int64_t d : out.getShape())
@@ -54,6 +82,11 @@ mlir::kiln::specializeShapes(func::FuncOp func,
     return func.emitError("specializing shapes: ")
            << shapes.size() << " shapes for " << body.getNumArguments()
            << " arguments";
+  // The symbols of the shape maps, before the arguments lose their `?`.
+  SmallVector<int64_t> symbols;
+  for (auto [arg, dim] : dynamicArgumentDims(body))
+    if (arg < shapes.size() && dim < shapes[arg].size())
+      symbols.push_back(shapes[arg][dim]);
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type) {
@@ -76,9 +109,23 @@ mlir::kiln::specializeShapes(func::FuncOp func,
   }
   for (Operation &op : body.without_terminator()) {
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-      if (failed(specializeReshape(reshape)))
+      if (failed(specializeReshape(reshape, symbols)))
         return failure();
       continue;
+    }
+    if (auto iota = dyn_cast<IotaOp>(op)) {
+      if (std::optional<AffineMap> shape = iota.getShape())
+        if (failed(specializeMapped(iota, *shape, symbols)))
+          return failure();
+      continue;
+    }
+    // A slice takes a dimension that varies whole.
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      SmallVector<int64_t> size(slice.getSize());
+      for (auto [i, d] : llvm::enumerate(size))
+        if (ShapedType::isDynamic(d))
+          d = slice.getInput().getType().getDimSize(i);
+      slice.setSize(size);
     }
     if (auto cast = dyn_cast<CastOp>(op)) {
       cast.getResult().setType(

@@ -579,7 +579,7 @@ def Kiln_ArgReduceOp : Kiln_InferredOp<"arg_reduce", [Kiln_DynamicShapes]> {
 // Generated tensors
 //===----------------------------------------------------------------------===//
 
-def Kiln_IotaOp : Kiln_TypedOp<"iota"> {
+def Kiln_IotaOp : Kiln_TypedOp<"iota", [Kiln_DynamicShapes]> {
   let summary = "a tensor that counts along one dimension";
   let description = [{
     `result[i...] = start + step * i[dimension]`: the positions, ramps and
@@ -595,10 +595,15 @@ def Kiln_IotaOp : Kiln_TypedOp<"iota"> {
     %rows = kiln.iota {dimension = 0 : i64, start = 0 : i64, step = 1 : i64} : tensor<65536x1xi64>
     %x = kiln.iota {dimension = 0 : i64, start = 0.0 : f64, step = 0.25 : f64} : tensor<1024xf32>
     ```
+
+    A result with dimensions that vary at run time (a range up to the
+    sequence length, a mask of the input's shape) gives them in `shape`, as
+    expressions of the function's dynamic argument dimensions (see
+    kiln.reshape).
   }];
   let arguments = (ins I64Attr:$dimension, TypedAttrInterface:$start,
-                   TypedAttrInterface:$step);
-  let results = (outs StaticShapeTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64]>:$result);
+                   TypedAttrInterface:$step, OptionalAttr<AffineMapAttr>:$shape);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, F64, I8, I16, I32, I64]>:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
@@ -624,12 +629,13 @@ def Kiln_ConcatOp : Kiln_InferredOp<"concat",
   let hasCanonicalizer = 1;
 }
 
-def Kiln_SliceOp : Kiln_InferredOp<"slice", [Kiln_PrecisionOpInterface]> {
+def Kiln_SliceOp : Kiln_InferredOp<"slice", [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "strided window of a tensor";
   let description = [{
     Takes `size[i]` elements along each dimension `i`, from `start[i]` with
     step `stride[i]` (non-zero; negative walks backwards). Every index read
-    lies inside the input.
+    lies inside the input. A dimension that varies at run time is taken
+    whole: start 0, stride 1 and size `?` (ShapedType::kDynamic).
 
     ```mlir
     %y = kiln.slice %x {start = array<i64: 0, 2>, size = array<i64: 4, 3>, stride = array<i64: 1, 1>}
@@ -653,8 +659,20 @@ def Kiln_ReshapeOp : Kiln_TypedOp<"reshape",
     ```mlir
     %y = kiln.reshape %x : tensor<1x50x4x4xf32> -> tensor<1x800xf32>
     ```
+
+    Run-time shapes: a result with one `?` takes what the input's element
+    count leaves (ONNX's -1). A result with more gives every dimension in
+    `shape`, a map whose symbols are the dynamic dimensions of the
+    function's arguments, in order (argument by argument, dimension by
+    dimension); a static dimension is a constant there.
+
+    ```mlir
+    // %x : tensor<?x?x64xf32> is argument 0, so s0 is its dim 0, s1 its dim 1
+    %y = kiln.reshape %x {shape = affine_map<()[s0, s1] -> (s0, s1, 4, 16)>}
+         : tensor<?x?x64xf32> -> tensor<?x?x4x16xf32>
+    ```
   }];
-  let arguments = (ins Kiln_Tensor:$input);
+  let arguments = (ins Kiln_Tensor:$input, OptionalAttr<AffineMapAttr>:$shape);
   let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = Kiln_UnaryFormat;
   let hasFolder = 1;
@@ -726,12 +744,13 @@ def Kiln_TransposeOp : Kiln_InferredOp<"transpose",
   let hasCanonicalizer = 1;
 }
 
-def Kiln_PadOp : Kiln_InferredOp<"pad", [Kiln_PrecisionOpInterface]> {
+def Kiln_PadOp : Kiln_InferredOp<"pad", [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "pads (or, with negative amounts, crops) each dimension";
   let description = [{
     `pads` holds all begins then all ends. `constant` fills with `value`,
     `reflect` mirrors without repeating the edge (pads smaller than the
-    dimension), `edge` repeats the edge.
+    dimension), `edge` repeats the edge. A dimension that varies at run time
+    is not padded.
 
     ```mlir
     %y = kiln.pad constant %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.0}
@@ -772,7 +791,7 @@ def Kiln_ResizeOp : Kiln_TypedOp<"resize", [Kiln_PrecisionOpInterface]> {
   let assemblyFormat = "$mode $input attr-dict `:` type($input) `->` type($result)";
 }
 
-def Kiln_GatherOp : Kiln_InferredOp<"gather", [Kiln_PrecisionOpInterface]> {
+def Kiln_GatherOp : Kiln_InferredOp<"gather", [Kiln_DynamicShapes, Kiln_PrecisionOpInterface]> {
   let summary = "gathers slices along an axis by index";
   let description = [{
     Result shape is `data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
