@@ -590,6 +590,52 @@ static std::optional<LogicalResult> evaluate(NodeContext &nc) {
         });
     return failed(out) ? failure() : shapeResult(nc, *out, elementOf(0));
   }
+  if (op == "Equal") {
+    // Decided where it can be: a size is never negative (exporters test
+    // shapes against -1 before an Expand).
+    FailureOr<ShapeValue> a = input(0), b = input(1);
+    if (failed(a) || failed(b))
+      return failure();
+    FailureOr<ShapeValue> out = broadcast(
+        nc, *a, *b,
+        [&](const DimExpr &x, const DimExpr &y) -> std::optional<DimExpr> {
+          if (x == y)
+            return DimExpr(1);
+          std::optional<int64_t> cx = x.constant(), cy = y.constant();
+          if (cx && cy)
+            return DimExpr(0);
+          if ((cx && *cx < 0 && y.isMonotone()) ||
+              (cy && *cy < 0 && x.isMonotone()))
+            return DimExpr(0);
+          return std::nullopt;
+        });
+    return failed(out) ? failure() : shapeResult(nc, *out, nc.b.getI1Type());
+  }
+  if (op == "Where") {
+    FailureOr<ShapeValue> c = input(0), x = input(1), y = input(2);
+    if (failed(c) || failed(x) || failed(y))
+      return failure();
+    size_t n =
+        std::max({c->elements.size(), x->elements.size(), y->elements.size()});
+    ShapeValue out;
+    out.scalar = c->scalar && x->scalar && y->scalar;
+    for (size_t k = 0; k < n; ++k) {
+      auto at = [&](const ShapeValue &v) -> const DimExpr * {
+        size_t size = v.elements.size();
+        return size == n   ? &v.elements[k]
+               : size == 1 ? &v.elements[0]
+                           : nullptr;
+      };
+      const DimExpr *ck = at(*c), *xk = at(*x), *yk = at(*y);
+      if (!ck || !xk || !yk)
+        return nc.fail("cannot broadcast the inputs of Where");
+      std::optional<int64_t> known = ck->constant();
+      if (!known)
+        return std::nullopt; // a condition computed at run time
+      out.elements.push_back(*known ? *xk : *yk);
+    }
+    return shapeResult(nc, out, elementOf(1));
+  }
   if (op == "Reshape" || op == "Expand") {
     if (nc.symbolic().shapeValue(nc.input(0)))
       return nc.unsupported(op + " of a shape value");
