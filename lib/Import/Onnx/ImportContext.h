@@ -219,7 +219,9 @@ LogicalResult importPluginNode(NodeContext &nc,
 /// Where the op is not one of those, or an input is not a shape value or a
 /// small integer constant, the shape values are computed at run time (from
 /// generated tensors of their lengths) and `handler` imports the node.
-LogicalResult importSymbolic(NodeContext &nc, Handler handler);
+LogicalResult
+importSymbolic(NodeContext &nc,
+               llvm::function_ref<LogicalResult(NodeContext &)> handler);
 /// Shape (dimensions [start, end)) or Size of an input with dimensions that
 /// vary at run time, as a shape value.
 LogicalResult shapeOfDynamic(NodeContext &nc, int64_t start, int64_t end);

@@ -15,6 +15,7 @@
 #include "SymbolicDims.h"
 #include "kiln/Dialect/Kiln/IR/ConstantFolding.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/SymbolicShapes.h"
 #include "kiln/Support/Sizes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -251,7 +252,8 @@ bool NodeContext::isConstantInput(unsigned i) const {
 FailureOr<SmallVector<double>> NodeContext::floatInput(unsigned i) {
   if (!hasInput(i))
     return fail("expects input " + Twine(i));
-  if (graph.symbolic.shapeValue(input(i)))
+  if (graph.symbolic.shapeValue(input(i)) ||
+      graph.symbolic.materializedValues.contains(input(i)))
     return unsupported("input " + Twine(i) + " ('" + node.input(i) +
                        "') is computed from dimensions that vary at run "
                        "time, and this op needs it as a constant");
@@ -841,9 +843,11 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
   });
   if (shapeValueInput && node.op_type() == "ConstantOfShape")
     shapeValueInput = false; // its handler takes one
-  if (handler && !shapeValueInput && !takesRunTimeShapes(node.op_type()))
+  if (handler && !takesRunTimeShapes(node.op_type()))
     for (const auto &[i, name] : llvm::enumerate(node.input())) {
       Value value = name.empty() ? Value() : values.lookup(name);
+      if (value && symbolic.shapeValue(value))
+        continue;
       auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
       if (type && !type.hasStaticShape())
         return report("input " + std::to_string(i) + " '" + name + "' is " +
@@ -869,9 +873,13 @@ LogicalResult GraphImporter::importNode(onnx::NodeProto &node, int index,
         nodeError = diag.str();
       return success();
     });
-    ok = !handler          ? importPluginNode(nc, *plugin)
-         : shapeValueInput ? importSymbolic(nc, handler->handler)
-                           : handler->handler(nc);
+    auto pluginNode = [&](NodeContext &c) {
+      return importPluginNode(c, *plugin);
+    };
+    ok = shapeValueInput ? (handler ? importSymbolic(nc, handler->handler)
+                                    : importSymbolic(nc, pluginNode))
+         : handler       ? handler->handler(nc)
+                         : pluginNode(nc);
   }
   if (failed(ok)) {
     if (nodeError.empty())
@@ -1090,15 +1098,16 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
                                    b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
-  SmallVector<int64_t> maxima;
+  SmallVector<int64_t> minima, maxima;
   for (auto [i, type] : llvm::enumerate(argTypes))
     if (auto ranked = dyn_cast<RankedTensorType>(type))
       for (int64_t d = 0; d < ranked.getRank(); ++d)
-        if (ranked.isDynamicDim(d))
-          maxima.push_back(argProfiles[i].max.size() > size_t(d)
-                               ? argProfiles[i].max[d]
-                               : int64_t(0));
-  symbolic.setSymbols(*body, maxima);
+        if (ranked.isDynamicDim(d)) {
+          bool ranged = argProfiles[i].max.size() > size_t(d);
+          minima.push_back(ranged ? argProfiles[i].min[d] : int64_t(0));
+          maxima.push_back(ranged ? argProfiles[i].max[d] : int64_t(0));
+        }
+  symbolic.setSymbols(*body, minima, maxima);
   // Names are set all at once: one attribute at a time is quadratic.
   SmallVector<DictionaryAttr> argAttrs;
   for (auto [i, name] : llvm::enumerate(argNames)) {
@@ -1180,6 +1189,12 @@ LogicalResult GraphImporter::run(onnx::ModelProto &model) {
     placeholder->erase();
   }
   symbolic.shapeValues.clear();
+  // Symbols the layers combine must be equal when shapes are known.
+  SmallVector<int64_t> equal;
+  for (auto [kept, joined] : symbolic.joined())
+    equal.append({int64_t(kept), int64_t(joined)});
+  if (!equal.empty())
+    func->setAttr(kEqualSymbolsAttrName, b.getDenseI64ArrayAttr(equal));
   func.setType(b.getFunctionType(argTypes, resultTypes));
   SmallVector<DictionaryAttr> resultAttrs;
   for (const auto &output : graph.output())

@@ -25,6 +25,9 @@ FailureOr<Value> wrapPad(NodeContext &nc, Value x, ArrayRef<int64_t> pads) {
     int64_t begin = pads[a], end = pads[rank + a], dim = type.getDimSize(a);
     if (!begin && !end)
       continue;
+    if (ShapedType::isDynamic(dim))
+      return nc.fail("cannot wrap-pad axis " + Twine(a) +
+                     ", which varies at run time");
     // At most 2^20 positions (an 8 MiB index constant): wider wrap pads
     // are refused, not built.
     int64_t size = 0;

@@ -482,9 +482,27 @@ template <typename OpTy> LogicalResult gather(NodeContext &nc) {
   DenseIntElementsAttr indices;
   if (matchPattern(nc.input(1), m_Constant(&indices))) {
     int64_t size = nc.inputType(0).getDimSize(*axis);
+    if (ShapedType::isDynamic(size)) {
+      // Run-time shapes: an index must lie inside the dimension's smallest
+      // size in the profile (a CLS token's 0), and may not count from its
+      // end.
+      std::optional<DimExpr> dim = nc.symbolic().dims(nc.input(0))[*axis];
+      std::optional<int64_t> least =
+          dim ? nc.symbolic().minimum(*dim) : std::nullopt;
+      for (const APInt &index : indices.getValues<APInt>()) {
+        int64_t i = index.getSExtValue();
+        if (!least || i < 0 || i >= *least)
+          return nc.unsupported(
+              "constant index " + std::to_string(i) + " into axis " +
+              std::to_string(*axis) + ", which varies at run time (at least " +
+              (least ? std::to_string(*least) : std::string("?")) +
+              "): kiln takes an index below the smallest size only");
+      }
+      size = INT64_MAX;
+    }
     for (const APInt &index : indices.getValues<APInt>()) {
       int64_t i = index.getSExtValue();
-      if (i < -size || i >= size)
+      if ((size != INT64_MAX && i < -size) || i >= size)
         return nc.fail("constant index " + std::to_string(i) +
                        " is out of range [" + std::to_string(-size) + ", " +
                        std::to_string(size - 1) + "] of axis " +

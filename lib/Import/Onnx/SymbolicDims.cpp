@@ -152,7 +152,7 @@ std::string DimExpr::str() const {
       text += c < 0 ? " - " : " + ";
     else if (c < 0)
       text += "-";
-    int64_t magnitude = c < 0 ? -c : c;
+    uint64_t magnitude = c < 0 ? 0 - uint64_t(c) : uint64_t(c);
     std::string factors;
     for (unsigned s : m)
       factors += (factors.empty() ? "s" : "*s") + std::to_string(s);
@@ -175,7 +175,9 @@ static bool isPrime(int64_t n) {
   return n > 1;
 }
 
-void SymbolicDims::setSymbols(Block &body, ArrayRef<int64_t> maxima) {
+void SymbolicDims::setSymbols(Block &body, ArrayRef<int64_t> minima,
+                              ArrayRef<int64_t> maxima) {
+  this->minima.assign(minima.begin(), minima.end());
   this->maxima.assign(maxima.begin(), maxima.end());
   symbolOf.clear();
   primes.clear();
@@ -204,6 +206,12 @@ unsigned SymbolicDims::find(unsigned symbol) const {
   return symbol;
 }
 
+std::optional<int64_t> SymbolicDims::minimum(const DimExpr &e) const {
+  if (!e.isMonotone() || minima.size() != primes.size())
+    return std::nullopt;
+  return e.evaluate(minima);
+}
+
 std::optional<int64_t> SymbolicDims::maximum(const DimExpr &e) const {
   if (!e.isMonotone() || maxima.size() != primes.size())
     return std::nullopt;
@@ -211,7 +219,10 @@ std::optional<int64_t> SymbolicDims::maximum(const DimExpr &e) const {
 }
 
 int64_t SymbolicDims::prime(unsigned j, unsigned symbol) const {
-  return primes[find(symbol)][j];
+  // The last probe doubles its primes: an even assignment, so that a fit
+  // that holds only for odd sizes ((s + 1) / 2 * 2 read as s + 1) fails.
+  int64_t p = primes[find(symbol)][j];
+  return j == kProbes - 1 ? 2 * p : p;
 }
 
 const SmallVector<int64_t> *SymbolicDims::probe(Value v, unsigned j) {
@@ -244,15 +255,38 @@ void SymbolicDims::record(Operation *op) {
   if (!type || type.hasStaticShape())
     return;
   recorded.push_back(op);
-  if (probeOp(op) || !joinSymbols(op))
+  if (probeOp(op))
     return;
-  // Probe everything again with the joined symbols.
-  probes.clear();
-  for (Operation *earlier : recorded)
-    probeOp(earlier);
+  SmallVector<unsigned> before = parent;
+  if (!joinSymbols(op))
+    return;
+  // Probe everything again with the joined symbols; where the layer still
+  // fails, the joins did not explain it and are undone.
+  auto reprobe = [&] {
+    probes.clear();
+    for (Operation *earlier : recorded)
+      probeOp(earlier);
+  };
+  reprobe();
+  if (!probes.count(op->getResult(0))) {
+    parent = before;
+    reprobe();
+  }
+}
+
+SmallVector<std::pair<unsigned, unsigned>> SymbolicDims::joined() const {
+  SmallVector<std::pair<unsigned, unsigned>> pairs;
+  for (unsigned s = 0; s < parent.size(); ++s)
+    if (find(s) != s)
+      pairs.push_back({find(s), s});
+  return pairs;
 }
 
 bool SymbolicDims::joinSymbols(Operation *op) {
+  // Only where operands meet element by element (broadcasting, right
+  // aligned): a concat's or a product's dimensions pair up otherwise.
+  if (!op->hasTrait<OpTrait::kiln::Elementwise>())
+    return false;
   bool joined = false;
   SmallVector<SmallVector<std::optional<DimExpr>>> operandDims;
   for (Value operand : op->getOperands())

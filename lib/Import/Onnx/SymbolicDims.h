@@ -20,6 +20,7 @@
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <array>
 #include <map>
@@ -75,7 +76,15 @@ class SymbolicDims {
 public:
   /// Numbers the dynamic dimensions of `body`'s arguments as the symbols;
   /// `maxima` holds each one's largest value (its profile's max), in order.
-  void setSymbols(Block &body, ArrayRef<int64_t> maxima);
+  void setSymbols(Block &body, ArrayRef<int64_t> minima,
+                  ArrayRef<int64_t> maxima);
+  /// The pairs of symbols taken to be equal (SymbolicDims::joinSymbols),
+  /// as (kept, joined); the importer records them on the function, and
+  /// they are checked when shapes are known.
+  SmallVector<std::pair<unsigned, unsigned>> joined() const;
+  /// The smallest value of `e` under the profiles, when every coefficient
+  /// is positive.
+  std::optional<int64_t> minimum(const DimExpr &e) const;
   /// The largest value of `e` under the profiles, when every coefficient is
   /// positive (so the maximum is at the symbols' maxima).
   std::optional<int64_t> maximum(const DimExpr &e) const;
@@ -96,8 +105,10 @@ public:
     bool scalar = false;
   };
   llvm::DenseMap<Value, ShapeValue> shapeValues;
-  /// The tensors computed at run time for shape values, by placeholder.
+  /// The tensors computed at run time for shape values, by placeholder, and
+  /// the set of them (for messages).
   llvm::DenseMap<Value, Value> materialized;
+  llvm::DenseSet<Value> materializedValues;
   const ShapeValue *shapeValue(Value v) const {
     auto it = shapeValues.find(v);
     return it == shapeValues.end() ? nullptr : &it->second;
@@ -121,7 +132,7 @@ private:
   /// (argument, dimension) -> symbol.
   llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> symbolOf;
   std::vector<std::array<int64_t, kProbes>> primes;
-  SmallVector<int64_t> maxima;
+  SmallVector<int64_t> minima, maxima;
   llvm::DenseMap<Value, Probe> probes;
   /// The ops probed, in order, to probe again after symbols are joined.
   std::vector<Operation *> recorded;

@@ -194,6 +194,10 @@ FailureOr<Value> filled(NodeContext &nc, ArrayRef<DimExpr> dims, Type element,
                         double value) {
   if (failed(checkFollowed(nc, dims)))
     return failure();
+  for (const DimExpr &d : dims)
+    if (d.constant() && *d.constant() < 0)
+      return nc.fail("expects non-negative dimensions, got " +
+                     elementsText(dims));
   SmallVector<int64_t> shape;
   for (const DimExpr &d : dims)
     shape.push_back(d.constant().value_or(ShapedType::kDynamic));
@@ -317,6 +321,23 @@ LogicalResult slice(NodeContext &nc, const ShapeValue &data) {
       return nc.unsupported("Slice of a shape value takes one axis");
     return (*v)[0];
   };
+  if (nc.opset < 10) {
+    // Slice-1: starts, ends and axes are attributes.
+    SmallVector<int64_t> starts = nc.getInts("starts"),
+                         ends = nc.getInts("ends"), axes = nc.getInts("axes");
+    if (starts.size() != 1 || ends.size() != 1 || axes.size() > 1)
+      return nc.unsupported("Slice of a shape value takes one axis");
+    SmallVector<DimExpr> picked;
+    int64_t s = std::clamp<int64_t>(starts[0] < 0 ? starts[0] + n : starts[0],
+                                    0, n),
+            e = std::clamp<int64_t>(ends[0] < 0 ? ends[0] + n : ends[0], 0, n);
+    if (!axes.empty() && axes[0] != 0 && axes[0] != -1)
+      return nc.unsupported("Slice of a shape value takes axis 0");
+    ShapeValue out;
+    for (int64_t i = s; i < e; ++i)
+      out.elements.push_back(data.elements[i]);
+    return shapeResult(nc, out, nc.inputType(0).getElementType());
+  }
   FailureOr<int64_t> start = one(1, 0), end = one(2, n), axis = one(3, 0),
                      step = one(4, 1);
   if (failed(start) || failed(end) || failed(axis) || failed(step))
@@ -329,15 +350,20 @@ LogicalResult slice(NodeContext &nc, const ShapeValue &data) {
       v += n;
     return std::clamp(v, lo, hi);
   };
+  // A step past the list takes one element; clamped, `i += step` stays in
+  // range.
+  int64_t stride = std::clamp<int64_t>(*step, -n - 1, n + 1);
   ShapeValue out;
-  if (*step > 0) {
+  if (n == 0)
+    return shapeResult(nc, out, nc.inputType(0).getElementType());
+  if (stride > 0) {
     for (int64_t i = clampIndex(*start, 0, n), e = clampIndex(*end, 0, n);
-         i < e; i += *step)
+         i < e; i += stride)
       out.elements.push_back(data.elements[i]);
   } else {
-    for (int64_t i = clampIndex(*start, -1, n - 1),
+    for (int64_t i = clampIndex(*start, 0, n - 1),
                  e = clampIndex(*end, -1, n - 1);
-         i > e; i += *step)
+         i > e; i += stride)
       out.elements.push_back(data.elements[i]);
   }
   return shapeResult(nc, out, nc.inputType(0).getElementType());
@@ -421,8 +447,10 @@ FailureOr<Value> materialize(NodeContext &nc, Value v) {
   }
   FailureOr<Value> typed =
       nc.castTo(*joined, cast<RankedTensorType>(v.getType()).getElementType());
-  if (succeeded(typed))
+  if (succeeded(typed)) {
     nc.symbolic().materialized[v] = *typed;
+    nc.symbolic().materializedValues.insert(*typed);
+  }
   return typed;
 }
 
@@ -489,6 +517,8 @@ static std::optional<LogicalResult> evaluate(NodeContext &nc) {
   for (unsigned i = 0; i < nc.numInputs(); ++i)
     all.push_back(i);
   bool dataInput = op == "Reshape" || op == "Expand";
+  if (dataInput && failed(nc.requireInputs(2)))
+    return failure();
   if (dataInput
           ? nc.symbolic().shapeValue(nc.input(0)) || !symbolicOperands(nc, {1})
           : !symbolicOperands(nc, all))
@@ -562,7 +592,7 @@ static std::optional<LogicalResult> evaluate(NodeContext &nc) {
     return shapeResult(nc, *x, elementOf(0));
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" ||
-      op == "Min") {
+      op == "Min" || op == "Equal") {
     if (nc.numInputs() != 2)
       return nc.unsupported(op + " of shape values takes two inputs");
     FailureOr<ShapeValue> a = input(0), b = input(1);
@@ -579,37 +609,29 @@ static std::optional<LogicalResult> evaluate(NodeContext &nc) {
             return x * y;
           if (op == "Div")
             return x.divideExactly(y);
-          // Max/Min: known when equal or both constant.
+          // Max, Min and Equal: known when equal or both constant, and
+          // Equal where a size (never negative) meets a negative constant
+          // (exporters test shapes against -1 before an Expand).
+          std::optional<int64_t> cx = x.constant(), cy = y.constant();
+          if (op == "Equal") {
+            if (x == y || (cx && cy))
+              return DimExpr(x == y);
+            if ((cx && *cx < 0 && y.isMonotone()) ||
+                (cy && *cy < 0 && x.isMonotone()))
+              return DimExpr(0);
+            return std::nullopt;
+          }
           if (x == y)
             return x;
-          std::optional<int64_t> cx = x.constant(), cy = y.constant();
           if (cx && cy)
             return DimExpr(op == "Max" ? std::max(*cx, *cy)
                                        : std::min(*cx, *cy));
           return std::nullopt;
         });
-    return failed(out) ? failure() : shapeResult(nc, *out, elementOf(0));
-  }
-  if (op == "Equal") {
-    // Decided where it can be: a size is never negative (exporters test
-    // shapes against -1 before an Expand).
-    FailureOr<ShapeValue> a = input(0), b = input(1);
-    if (failed(a) || failed(b))
+    if (failed(out))
       return failure();
-    FailureOr<ShapeValue> out = broadcast(
-        nc, *a, *b,
-        [&](const DimExpr &x, const DimExpr &y) -> std::optional<DimExpr> {
-          if (x == y)
-            return DimExpr(1);
-          std::optional<int64_t> cx = x.constant(), cy = y.constant();
-          if (cx && cy)
-            return DimExpr(0);
-          if ((cx && *cx < 0 && y.isMonotone()) ||
-              (cy && *cy < 0 && x.isMonotone()))
-            return DimExpr(0);
-          return std::nullopt;
-        });
-    return failed(out) ? failure() : shapeResult(nc, *out, nc.b.getI1Type());
+    return shapeResult(nc, *out,
+                       op == "Equal" ? nc.b.getI1Type() : elementOf(0));
   }
   if (op == "Where") {
     FailureOr<ShapeValue> c = input(0), x = input(1), y = input(2);
@@ -650,8 +672,8 @@ static std::optional<LogicalResult> evaluate(NodeContext &nc) {
   return std::nullopt;
 }
 
-LogicalResult mlir::kiln::onnx_import::importSymbolic(NodeContext &nc,
-                                                      Handler handler) {
+LogicalResult mlir::kiln::onnx_import::importSymbolic(
+    NodeContext &nc, llvm::function_ref<LogicalResult(NodeContext &)> handler) {
   if (std::optional<LogicalResult> done = evaluate(nc))
     return *done;
   // Computed at run time, for the op's own handler.

@@ -168,7 +168,9 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // Equal dynamic types may still be a reshape ([?, ?] to [s1, s0]).
+  if (getInput().getType() == getType() &&
+      (getType().hasStaticShape() || !getShape()))
     return getInput();
   // reshape(reshape(x)) -> reshape(x)
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {

@@ -34,9 +34,13 @@ struct RemoveUnusedInputsPass
       if (func.isExternal())
         continue;
       llvm::BitVector unused(func.getNumArguments());
-      for (BlockArgument arg : func.getArguments())
-        if (arg.use_empty())
+      // An argument with dynamic dimensions stays: they number the symbols
+      // of shape maps (SymbolicShapes.h).
+      for (BlockArgument arg : func.getArguments()) {
+        auto type = dyn_cast<RankedTensorType>(arg.getType());
+        if (arg.use_empty() && (!type || type.hasStaticShape()))
           unused.set(arg.getArgNumber());
+      }
       if (unused.none())
         continue;
       if (!users.getUsers(func).empty()) {

@@ -84,9 +84,36 @@ mlir::kiln::specializeShapes(func::FuncOp func,
            << " arguments";
   // The symbols of the shape maps, before the arguments lose their `?`.
   SmallVector<int64_t> symbols;
-  for (auto [arg, dim] : dynamicArgumentDims(body))
+  SmallVector<std::pair<unsigned, unsigned>> where = dynamicArgumentDims(body);
+  for (auto [arg, dim] : where)
     if (arg < shapes.size() && dim < shapes[arg].size())
       symbols.push_back(shapes[arg][dim]);
+  if (auto equal =
+          func->getAttrOfType<DenseI64ArrayAttr>(kEqualSymbolsAttrName)) {
+    ArrayRef<int64_t> pairs = equal.asArrayRef();
+    auto name = [&](int64_t symbol) {
+      auto [arg, dim] = where[symbol];
+      auto attr = func.getArgAttrOfType<StringAttr>(
+          arg, KilnDialect::getNameAttrName());
+      return "input '" + (attr ? attr.str() : std::to_string(arg)) +
+             "' dimension " + std::to_string(dim);
+    };
+    for (size_t k = 0; k + 1 < pairs.size(); k += 2) {
+      int64_t a = pairs[k], b = pairs[k + 1];
+      if (a < 0 || b < 0 || size_t(a) >= symbols.size() ||
+          size_t(b) >= symbols.size())
+        return func.emitError("specializing shapes: ")
+               << kEqualSymbolsAttrName << " names symbol " << std::max(a, b)
+               << " of " << symbols.size();
+      if (symbols[a] != symbols[b])
+        return func.emitError("specializing shapes: ")
+               << name(a) << " (" << symbols[a] << ") and " << name(b) << " ("
+               << symbols[b]
+               << ") must be equal: the network's layers combine them "
+                  "element by element";
+    }
+    func->removeAttr(kEqualSymbolsAttrName);
+  }
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type) {

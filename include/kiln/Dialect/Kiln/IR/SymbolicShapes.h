@@ -14,6 +14,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 #include <utility>
@@ -24,6 +25,12 @@ class Operation;
 } // namespace mlir
 
 namespace mlir::kiln {
+
+/// A function attribute: pairs of symbols (flattened, `a0, b0, a1, b1...`)
+/// that the network's layers combine element by element, so they must be
+/// equal; checked when the shapes are known.
+inline constexpr llvm::StringLiteral kEqualSymbolsAttrName =
+    "kiln.equal_symbols";
 
 /// The symbols of `body`'s shape maps: (argument, dimension) of each dynamic
 /// dimension of its ranked tensor arguments, in order.
