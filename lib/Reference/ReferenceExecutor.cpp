@@ -35,6 +35,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -249,8 +250,21 @@ ReferenceExecutor::compile(OwningOpRef<ModuleOp> module,
 
   PassManager pm(module->getContext());
   buildReferencePipeline(pm, options);
-  if (failed(pm.run(*module)))
-    return module->emitError("reference executor: lowering to LLVM failed");
+  // A pass that fails says why (a budget, an unsupported op); the generic
+  // line is only for one that does not.
+  bool reported = false;
+  LogicalResult lowered = failure();
+  {
+    ScopedDiagnosticHandler seen(module->getContext(), [&](Diagnostic &d) {
+      reported |= d.getSeverity() == DiagnosticSeverity::Error;
+      return failure(); // passed on to the caller's handler
+    });
+    lowered = pm.run(*module);
+  }
+  if (failed(lowered))
+    return reported ? failure()
+                    : module->emitError(
+                          "reference executor: lowering to LLVM failed");
   // Everything must now be in the LLVM dialect; name what is not.
   Operation *leftover = nullptr;
   module->walk([&](Operation *op) {
