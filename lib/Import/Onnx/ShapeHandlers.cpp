@@ -151,6 +151,9 @@ LogicalResult reshape(NodeContext &nc) {
     return failure();
   auto type = nc.inputType(0);
   bool allowZero = nc.getInt("allowzero", 0) != 0;
+  // The entries as the model gives them (the loop below resolves copies in
+  // place).
+  SmallVector<int64_t> entries(*spec);
   SmallVector<int64_t> shape;
   int64_t known = 1, inferred = -1;
   // Run-time shapes: a dynamic input dimension that an entry 0 copies
@@ -196,10 +199,14 @@ LogicalResult reshape(NodeContext &nc) {
     if (inferred < 0 || dynamicLeft) {
       if (inferred >= 0)
         shape[inferred] = ShapedType::kDynamic;
-      // Several dimensions that vary: followed as expressions.
-      if (llvm::count_if(shape, ShapedType::isDynamic) > 1)
-        return reshapeDynamic(nc, *spec);
-      if (llvm::count_if(shape, ShapedType::isDynamic) != 1)
+      // Several dimensions that vary, or a copied one without a -1 (whose
+      // size is the copy's, not what the element count leaves: [8, 0, 0] of
+      // ?x?x8 holds only for a batch of 8): followed as expressions, which
+      // are checked against the element count when the shape is known.
+      int64_t varying = llvm::count_if(shape, ShapedType::isDynamic);
+      if (varying > 1 || (varying == 1 && inferred < 0))
+        return reshapeDynamic(nc, entries);
+      if (varying != 1)
         return nc.fail("cannot reshape " + dimsText(type.getShape(), "x") +
                        " to [" + dimsText(*spec, ", ") + "]" +
                        ": with run-time shapes the result must have a "
