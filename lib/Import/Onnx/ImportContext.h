@@ -135,9 +135,10 @@ public:
   Value generatedConstant(RankedTensorType type,
                           llvm::function_ref<double(int64_t)> valueAt);
   /// A kiln.iota of `type`: start + step * index along `dimension`. An
-  /// integer type takes whole `start` and `step` that fit in int64.
+  /// integer type takes whole `start` and `step` that fit in int64. A type
+  /// with dimensions that vary gives them in `shape` (SymbolicShapes.h).
   Value iota(RankedTensorType type, int64_t dimension, double start,
-             double step);
+             double step, AffineMap shape = {});
   /// start + step * index along `dimension`, of `type`: a generated
   /// constant when isSmallGenerated, else a kiln.iota. Fails, naming `what`,
   /// when it would break the memory budget.

@@ -495,7 +495,7 @@ Value NodeContext::generatedConstant(
 }
 
 Value NodeContext::iota(RankedTensorType type, int64_t dimension, double start,
-                        double step) {
+                        double step, AffineMap shape) {
   TypedAttr startAttr, stepAttr;
   if (isa<FloatType>(type.getElementType())) {
     startAttr = b.getF64FloatAttr(start);
@@ -504,8 +504,11 @@ Value NodeContext::iota(RankedTensorType type, int64_t dimension, double start,
     startAttr = b.getI64IntegerAttr(static_cast<int64_t>(start));
     stepAttr = b.getI64IntegerAttr(static_cast<int64_t>(step));
   }
-  return IotaOp::create(b, loc, type, b.getI64IntegerAttr(dimension), startAttr,
-                        stepAttr, AffineMapAttr());
+  auto op = IotaOp::create(b, loc, type, b.getI64IntegerAttr(dimension),
+                           startAttr, stepAttr,
+                           shape ? AffineMapAttr::get(shape) : AffineMapAttr());
+  graph.symbolic.record(op);
+  return op;
 }
 
 FailureOr<Value> NodeContext::ramp(const Twine &what, RankedTensorType type,

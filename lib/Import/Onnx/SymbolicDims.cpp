@@ -415,6 +415,11 @@ SmallVector<std::optional<DimExpr>> SymbolicDims::dims(Value v) {
     if (probed)
       at[j] = *shape;
   }
+  // The symbols' values at each probe.
+  std::array<SmallVector<int64_t>, kProbes> symbols;
+  for (unsigned j = 0; j < kProbes; ++j)
+    for (unsigned k = 0; k < primes.size(); ++k)
+      symbols[j].push_back(prime(j, k));
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (!type.isDynamicDim(d)) {
       out.push_back(DimExpr(type.getDimSize(d)));
@@ -424,13 +429,9 @@ SmallVector<std::optional<DimExpr>> SymbolicDims::dims(Value v) {
     if (!probed)
       continue;
     auto fits = [&](const DimExpr &e) {
-      for (unsigned j = 0; j < kProbes; ++j) {
-        SmallVector<int64_t> symbols;
-        for (unsigned k = 0; k < primes.size(); ++k)
-          symbols.push_back(prime(j, k));
-        if (e.evaluate(symbols) != at[j][d])
+      for (unsigned j = 0; j < kProbes; ++j)
+        if (e.evaluate(symbols[j]) != at[j][d])
           return false;
-      }
       return true;
     };
     // A monomial: the symbols' primes divide the probe, the rest is the

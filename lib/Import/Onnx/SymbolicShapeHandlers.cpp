@@ -216,20 +216,8 @@ FailureOr<Value> filled(NodeContext &nc, ArrayRef<DimExpr> dims, Type element,
     return nc.binary(BinaryKind::Equal, *zeros,
                      nc.i64Constant({}, {static_cast<int64_t>(0)}));
   }
-  TypedAttr start, step;
-  if (isa<FloatType>(element)) {
-    start = nc.b.getF64FloatAttr(value);
-    step = nc.b.getF64FloatAttr(0);
-  } else {
-    start = nc.b.getI64IntegerAttr(static_cast<int64_t>(value));
-    step = nc.b.getI64IntegerAttr(0);
-  }
-  return nc.createTyped<IotaOp>(
-      type, {},
-      {nc.named("dimension", nc.b.getI64IntegerAttr(0)),
-       nc.named("start", start), nc.named("step", step),
-       nc.named("shape", AffineMapAttr::get(nc.symbolic().shapeMap(
-                             nc.b.getContext(), dims)))});
+  return nc.iota(type, 0, value, 0,
+                 nc.symbolic().shapeMap(nc.b.getContext(), dims));
 }
 
 LogicalResult reshapeTo(NodeContext &nc, ArrayRef<DimExpr> spec) {
@@ -379,7 +367,10 @@ LogicalResult range(NodeContext &nc) {
     return nc.fail("expects scalar start, limit and delta");
   std::optional<int64_t> first = start->elements[0].constant(),
                          step = delta->elements[0].constant();
-  if (!first || !step || (*step != 1 && *step != -1))
+  // The start goes through a double (NodeContext::iota): exactly, below
+  // 2^53.
+  if (!first || !step || (*step != 1 && *step != -1) ||
+      *first > (int64_t(1) << 53) || *first < -(int64_t(1) << 53))
     return nc.unsupported("a Range whose limit varies at run time takes a "
                           "constant start and a delta of 1 or -1");
   DimExpr count = *step == 1 ? limit->elements[0] - DimExpr(*first)
@@ -388,18 +379,9 @@ LogicalResult range(NodeContext &nc) {
     return failure();
   Type element = nc.inputType(0).getElementType();
   auto type = RankedTensorType::get({ShapedType::kDynamic}, element);
-  TypedAttr startAttr = isa<FloatType>(element)
-                            ? TypedAttr(nc.b.getF64FloatAttr(*first))
-                            : TypedAttr(nc.b.getI64IntegerAttr(*first));
-  TypedAttr stepAttr = isa<FloatType>(element)
-                           ? TypedAttr(nc.b.getF64FloatAttr(*step))
-                           : TypedAttr(nc.b.getI64IntegerAttr(*step));
-  return nc.result(nc.createTyped<IotaOp>(
-      type, {},
-      {nc.named("dimension", nc.b.getI64IntegerAttr(0)),
-       nc.named("start", startAttr), nc.named("step", stepAttr),
-       nc.named("shape", AffineMapAttr::get(nc.symbolic().shapeMap(
-                             nc.b.getContext(), {count})))}));
+  nc.setOutput(0, nc.iota(type, 0, double(*first), double(*step),
+                          nc.symbolic().shapeMap(nc.b.getContext(), {count})));
+  return success();
 }
 
 /// The shape value `v` as a tensor computed at run time: each element that
