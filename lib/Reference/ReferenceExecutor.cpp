@@ -153,9 +153,11 @@ static void readProfile(func::FuncOp func, unsigned index,
     if (auto a = profile.getAs<DenseI64ArrayAttr>(key))
       out.assign(a.asArrayRef().begin(), a.asArrayRef().end());
   };
-  get("min", desc.minShape);
-  get("opt", desc.optShape);
-  get("max", desc.maxShape);
+  rt::ShapeRange range;
+  get("min", range.min);
+  get("opt", range.opt);
+  get("max", range.max);
+  desc.profiles = {std::move(range)};
 }
 
 FailureOr<std::unique_ptr<ReferenceExecutor>>

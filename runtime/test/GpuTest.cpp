@@ -251,6 +251,99 @@ TEST_F(GpuEngineTest, PtxPlanMatchesTheHost) {
   runtime_->free(*dy);
 }
 
+/// axpbPlan over ? x `cols` floats, 1 to `maxRows` rows (format 1.4): the
+/// filled and copied bytes, both grids and both element counts are shape
+/// expressions of the rows, the arena is planned at `maxRows`.
+PlanContents dynamicAxpbPlan(int64_t maxRows, int64_t cols,
+                             const std::vector<float> &w) {
+  PlanContents plan = axpbPlan(maxRows * cols, w);
+  ShapeRange range{{1, cols}, {8, cols}, {maxRows, cols}};
+  plan.tensors = {
+      {"x", DataType::F32, {-1, cols}, true, {range}},
+      {"y", DataType::F32, {-1, cols}, false, {}, {3, kNoShapeExpr}}};
+  plan.symbols = {{{{0, 0}}}};
+  // 0: the elements, 1: their bytes, 2: the blocks, 3: the rows.
+  plan.shapeExprs = {symbolTimes(0, cols), symbolTimes(0, cols * 4),
+                     symbolTimes(0, cols, 256), symbolTimes(0, 1)};
+  plan.steps[1].copy.bytesExpr = 1;
+  for (size_t i = 2; i < 4; ++i) {
+    LaunchStep &l = plan.steps[i].launch;
+    l.gridExprs[0] = 2;
+    l.args[0].extentExpr = l.args[1].extentExpr = 1;
+    l.args.back().valueExpr = 0;
+  }
+  plan.steps[2].launch.args[2].extentExpr = 1;
+  return plan;
+}
+
+TEST_F(GpuEngineTest, OnePlanRunsEveryShapeOfItsProfile) {
+  const int64_t maxRows = 64, cols = 1001;
+  std::mt19937 random(11);
+  std::uniform_real_distribution<float> dist(-1000.0f, 1000.0f);
+  std::vector<float> x(maxRows * cols), w(maxRows * cols);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = dist(random);
+    w[i] = dist(random);
+  }
+  auto file = writePlan(dynamicAxpbPlan(maxRows, cols, w));
+  ASSERT_TRUE(file.isOk()) << file.status().toString();
+  auto engine = runtime_->deserializeEngine(file->data(), file->size());
+  ASSERT_TRUE(engine.isOk()) << engine.status().toString();
+  auto context = (*engine)->createExecutionContext();
+  ASSERT_TRUE(context.isOk()) << context.status().toString();
+  ExecutionContext &c = **context;
+  uint64_t bytes = x.size() * sizeof(float);
+  auto dx = runtime_->allocate(bytes), dy = runtime_->allocate(bytes);
+  auto stream = runtime_->createStream();
+  ASSERT_TRUE(dx.isOk() && dy.isOk() && stream.isOk());
+  ASSERT_TRUE(runtime_->copyToDevice(*dx, x.data(), bytes));
+  ASSERT_TRUE(c.setTensorAddress("x", *dx, bytes));
+  ASSERT_TRUE(c.setTensorAddress("y", *dy, bytes));
+  std::vector<float> y(x.size());
+  // Rows computed exactly (add.rn and fma.rn as on the host); the rest of
+  // the buffer keeps its 0xFF bytes.
+  auto check = [&](int64_t rows) {
+    ASSERT_TRUE(runtime_->copyToHost(y.data(), *dy, bytes));
+    for (int64_t i = 0; i < rows * cols; ++i)
+      ASSERT_EQ(y[i], std::fma(0.5f, x[i] + w[i], -3.0f))
+          << "at " << i << " of " << rows << " rows";
+    uint32_t tail;
+    std::memcpy(&tail, &y[rows * cols], sizeof(tail));
+    if (rows < maxRows) {
+      ASSERT_EQ(tail, 0xFFFFFFFFu) << rows << " rows wrote past their end";
+    }
+  };
+  // Steps, then one CUDA graph per shape; min, between, opt, max, and back.
+  for (bool graphs : {false, true}) {
+    c.setCudaGraphs(graphs);
+    for (int64_t rows : {1, 7, 8, 33, 64, 7}) {
+      ASSERT_TRUE(runtime_->memset(*dy, 0xFF, bytes));
+      ASSERT_TRUE(c.setInputShape("x", {rows, cols}));
+      EXPECT_EQ(*c.getTensorShape("y"), (std::vector<int64_t>{rows, cols}));
+      Status s = c.enqueue(*stream);
+      ASSERT_TRUE(s) << s.toString();
+      ASSERT_TRUE(runtime_->synchronize(*stream));
+      check(rows);
+    }
+  }
+  EXPECT_EQ(c.graphCaptures(), 5);
+  EXPECT_EQ(c.cachedGraphs(), 5);
+  // The seeds' call.
+  void *bindings[] = {reinterpret_cast<void *>(*dx),
+                      reinterpret_cast<void *>(*dy)};
+  for (int32_t batch : {1, 7, 64}) {
+    ASSERT_TRUE(runtime_->memset(*dy, 0xFF, bytes));
+    Status s = c.enqueue(batch, bindings, *stream, nullptr);
+    ASSERT_TRUE(s) << s.toString();
+    ASSERT_TRUE(runtime_->synchronize(*stream));
+    check(batch);
+  }
+  EXPECT_FALSE(c.enqueue(65, bindings, *stream, nullptr));
+  EXPECT_TRUE(runtime_->destroyStream(*stream));
+  runtime_->free(*dx);
+  runtime_->free(*dy);
+}
+
 TEST_F(GpuEngineTest, CodeForAnotherArchitectureIsRefused) {
   const DeviceInfo &device = runtime_->device();
   // A cubin for the next major architecture: no device runs it. Its bytes

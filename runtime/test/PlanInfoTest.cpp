@@ -57,7 +57,7 @@ TEST(PlanInfo, PrintsEverything) {
   EXPECT_EQ(result.exitCode, 0) << result.output;
   EXPECT_EQ(result.output, "plan: " + path + " (" +
                                std::to_string(file->size()) +
-                               " bytes, format 1.3)\n"
+                               " bytes, format 1.4)\n"
                                R"(compatibility:
   kiln version: 0.1.0-test
   archs: 80, 90

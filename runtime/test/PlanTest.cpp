@@ -91,9 +91,7 @@ TEST(CheckShape, ProfileRangesRanksAndStaticDimensions) {
   TensorDesc x;
   x.name = "x";
   x.shape = {-1, 8};
-  x.minShape = {1, 8};
-  x.optShape = {16, 8};
-  x.maxShape = {64, 8};
+  x.profiles = {{{1, 8}, {16, 8}, {64, 8}}, {{65, 8}, {80, 8}, {96, 8}}};
   EXPECT_TRUE(x.isDynamic());
   for (int64_t batch : {1, 7, 16, 64})
     EXPECT_TRUE(checkShape(x, {batch, 8}).isOk()) << batch;
@@ -102,6 +100,13 @@ TEST(CheckShape, ProfileRangesRanksAndStaticDimensions) {
   EXPECT_EQ(above.message(), "input 'x' dimension 0 is 65, outside its "
                              "profile's range [1, 64] (min 1x8, max 64x8)");
   EXPECT_FALSE(checkShape(x, {0, 8}).isOk());
+  // Profile 1 takes 65..96 only.
+  EXPECT_TRUE(checkShape(x, {65, 8}, 1).isOk());
+  EXPECT_EQ(checkShape(x, {64, 8}, 1).message(),
+            "input 'x' dimension 0 is 64, outside its profile 1's range "
+            "[65, 96] (min 65x8, max 96x8)");
+  EXPECT_NE(checkShape(x, {64, 8}, 2).message().find("no profile 2"),
+            std::string::npos);
   EXPECT_EQ(checkShape(x, {4, 9}).message(),
             "input 'x' dimension 1 is 9, but the shape ?x8 fixes it at 8");
   EXPECT_EQ(checkShape(x, {4}).message(),
@@ -704,18 +709,18 @@ TEST(PlanRead, NewerMajorVersion) {
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 2.0 is newer than this runtime's 1.3"));
+              StartsWith("plan format 2.0 is newer than this runtime's 1.4"));
 }
 
 TEST(PlanRead, NewerMinorVersion) {
   std::string file = writeOrDie(makeSmallPlan());
-  EXPECT_EQ(readLE32(file, 12), 3u); // writers write the current version
-  writeLE32(file, 12, 4);
+  EXPECT_EQ(readLE32(file, 12), 4u); // writers write the current version
+  writeLE32(file, 12, 5);
   fixHeaderCrc(file);
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 1.4 is newer than this runtime's 1.3"));
+              StartsWith("plan format 1.5 is newer than this runtime's 1.4"));
 }
 
 // A file the format 1.0 writer wrote (makeSmallPlan before library calls,
@@ -837,7 +842,7 @@ TEST(PlanRead, OlderMajorVersion) {
   Status s = readError(file);
   EXPECT_EQ(s.code(), StatusCode::UnsupportedPlan);
   EXPECT_THAT(s.message(),
-              StartsWith("plan format 0.9 is older than this runtime's 1.3, "
+              StartsWith("plan format 0.9 is older than this runtime's 1.4, "
                          "which reads only format 1.x"));
 }
 

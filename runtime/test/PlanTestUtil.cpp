@@ -170,6 +170,37 @@ PlanContents addPlan(int64_t n, const std::vector<float> &w) {
   return plan;
 }
 
+ShapeExpr symbolTimes(int64_t symbol, int64_t factor, int64_t divisor) {
+  using Op = ShapeExpr::Op;
+  ShapeExpr e;
+  e.code = {{Op::Symbol, symbol}, {Op::Const, factor}, {Op::Mul, 0}};
+  if (divisor != 1)
+    e.code.push_back({Op::CeilDiv, divisor});
+  return e;
+}
+
+PlanContents dynamicAddPlan(int64_t maxRows, const std::vector<float> &w) {
+  PlanContents plan = addPlan(maxRows * 4, w);
+  ShapeRange range{{1, 4}, {8, 4}, {maxRows, 4}};
+  plan.tensors = {
+      {"a", DataType::F32, {-1, 4}, true, {range}},
+      {"b", DataType::F32, {-1, 4}, true, {range}},
+      {"out", DataType::F32, {-1, 4}, false, {}, {3, kNoShapeExpr}}};
+  plan.symbols = {{{{0, 0}, {1, 0}}}};
+  // 0: the elements, 1: the bytes, 2: the blocks, 3: the rows.
+  plan.shapeExprs = {symbolTimes(0, 4), symbolTimes(0, 16),
+                     symbolTimes(0, 4, 256), symbolTimes(0, 1)};
+  plan.steps[0].copy.bytesExpr = 1;
+  for (size_t i = 1; i < 3; ++i) {
+    LaunchStep &l = plan.steps[i].launch;
+    l.gridExprs[0] = 2;
+    for (size_t a = 0; a < 3; ++a)
+      l.args[a].extentExpr = 1;
+    l.args[3].valueExpr = 0;
+  }
+  return plan;
+}
+
 PlanContents clipPlan(int64_t n, double lower, double upper,
                       const std::string &version) {
   PluginCall call;
@@ -340,8 +371,35 @@ bool plansEqual(const PlanContents &a, const PlanContents &b,
   for (size_t i = 0; i < a.tensors.size(); ++i) {
     const TensorDesc &x = a.tensors[i], &y = b.tensors[i];
     if (x.name != y.name || x.type != y.type || x.shape != y.shape ||
-        x.isInput != y.isInput)
+        x.isInput != y.isInput || x.dimExprs != y.dimExprs ||
+        x.profiles.size() != y.profiles.size())
       return differ("tensor " + std::to_string(i));
+    for (size_t p = 0; p < x.profiles.size(); ++p)
+      if (x.profiles[p].min != y.profiles[p].min ||
+          x.profiles[p].opt != y.profiles[p].opt ||
+          x.profiles[p].max != y.profiles[p].max)
+        return differ("tensor " + std::to_string(i) + " profile " +
+                      std::to_string(p));
+  }
+  if (a.symbols.size() != b.symbols.size())
+    return differ("symbol count");
+  for (size_t i = 0; i < a.symbols.size(); ++i) {
+    const std::vector<DimRef> &x = a.symbols[i].dims, &y = b.symbols[i].dims;
+    bool same = x.size() == y.size();
+    for (size_t j = 0; same && j < x.size(); ++j)
+      same = x[j].tensor == y[j].tensor && x[j].dim == y[j].dim;
+    if (!same)
+      return differ("symbol " + std::to_string(i));
+  }
+  if (a.shapeExprs.size() != b.shapeExprs.size())
+    return differ("shape expression count");
+  for (size_t i = 0; i < a.shapeExprs.size(); ++i) {
+    const auto &x = a.shapeExprs[i].code, &y = b.shapeExprs[i].code;
+    bool same = x.size() == y.size();
+    for (size_t j = 0; same && j < x.size(); ++j)
+      same = x[j].op == y[j].op && x[j].value == y[j].value;
+    if (!same)
+      return differ("shape expression " + std::to_string(i));
   }
   if (a.kernels.size() != b.kernels.size())
     return differ("kernel count");
@@ -382,25 +440,29 @@ bool plansEqual(const PlanContents &a, const PlanContents &b,
       const LaunchStep &l = x.launch, &m = y.launch;
       if (l.kernel != m.kernel || l.grid != m.grid || l.block != m.block ||
           l.sharedMemoryBytes != m.sharedMemoryBytes ||
-          l.args.size() != m.args.size())
+          l.gridExprs != m.gridExprs || l.args.size() != m.args.size())
         return differ(where + " launch");
       for (size_t j = 0; j < l.args.size(); ++j)
         if (l.args[j].kind != m.args[j].kind ||
             l.args[j].bits != m.args[j].bits ||
             l.args[j].extent != m.args[j].extent ||
             l.args[j].access != m.args[j].access ||
+            l.args[j].valueExpr != m.args[j].valueExpr ||
+            l.args[j].extentExpr != m.args[j].extentExpr ||
             !sameAddress(l.args[j].address, m.args[j].address))
           return differ(where + " arg " + std::to_string(j));
       break;
     }
     case Step::Kind::Copy:
       if (!sameAddress(x.copy.dst, y.copy.dst) ||
-          !sameAddress(x.copy.src, y.copy.src) || x.copy.bytes != y.copy.bytes)
+          !sameAddress(x.copy.src, y.copy.src) ||
+          x.copy.bytes != y.copy.bytes || x.copy.bytesExpr != y.copy.bytesExpr)
         return differ(where + " copy");
       break;
     case Step::Kind::Fill:
       if (!sameAddress(x.fill.dst, y.fill.dst) ||
-          x.fill.bytes != y.fill.bytes || x.fill.value != y.fill.value)
+          x.fill.bytes != y.fill.bytes || x.fill.value != y.fill.value ||
+          x.fill.bytesExpr != y.fill.bytesExpr)
         return differ(where + " fill");
       break;
     case Step::Kind::LibraryCall: {

@@ -40,6 +40,15 @@ KernelImage image(KernelImage::Format format, uint32_t arch, std::string text);
 /// add the weights w into the arena, add b into out (tensors a, b, out; one
 /// compute_80 PTX image of kAddModule).
 PlanContents addPlan(int64_t n, const std::vector<float> &w);
+/// addPlan over `rows` x 4 floats for any `rows` in [1, maxRows] (format
+/// 1.4): inputs a and b of shape ?x4 (one symbol, profile min 1x4, opt
+/// 8x4, max maxRows x4), out ?x4, the weights `w` (maxRows x 4 floats); the
+/// copied bytes, the launches' grids (ceil(4 rows / 256)), their `n` and
+/// their pointers' extents are shape expressions of the rows.
+PlanContents dynamicAddPlan(int64_t maxRows, const std::vector<float> &w);
+/// The shape expression `s * factor`, or ceil(s * factor / divisor).
+ShapeExpr symbolTimes(int64_t symbol, int64_t factor, int64_t divisor = 1);
+
 /// out = min(max(x, lower), upper) over n floats as one plugin step of
 /// kiln.test::TestClip@`version` (TestPlugins.h), its workspace in the arena.
 PlanContents clipPlan(int64_t n, double lower, double upper,

@@ -4,7 +4,10 @@
 // addPlan(N, w) (PlanTestUtil.h: out = (a + w) + b over N floats with the
 // stand-in driver's fake_add_f32 kernel), w read from N raw little-endian
 // floats. kiln-write-test-plan --clip OUT.kplan N LOWER UPPER: a plugin
-// step of the test plugin library's TestClip@2 (clipPlan). The Python
+// step of the test plugin library's TestClip@2 (clipPlan).
+// kiln-write-test-plan --dynamic OUT.kplan ROWS WEIGHTS.f32: the plan of
+// dynamicAddPlan(ROWS, w), format 1.4's run-time shapes (inputs ?x4, 1 to
+// ROWS rows), w read from ROWS * 4 floats. The Python
 // package's tests (python/tests) run them on the stand-in driver.
 //
 //===----------------------------------------------------------------------===//
@@ -46,11 +49,18 @@ int main(int argc, char **argv) {
                                           std::atof(argv[5]), "2"),
                  argv[2]);
   }
+  // --dynamic OUT.kplan ROWS WEIGHTS.f32: as below, with ROWS * 4 floats.
+  bool dynamic = argc == 5 && std::string(argv[1]) == "--dynamic";
+  if (dynamic) {
+    --argc;
+    ++argv;
+  }
   if (argc != 4) {
     std::fprintf(stderr,
                  "usage: %s OUT.kplan N WEIGHTS.f32\n"
+                 "       %s --dynamic OUT.kplan ROWS WEIGHTS.f32\n"
                  "       %s --clip OUT.kplan N LOWER UPPER\n",
-                 argv[0], argv[0]);
+                 argv[0], argv[0], argv[0]);
     return 2;
   }
   char *end = nullptr;
@@ -66,12 +76,15 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "kiln-write-test-plan: cannot read '%s'\n", argv[3]);
     return 1;
   }
-  if (raw.size() != size_t(n) * sizeof(float)) {
+  long long floats = dynamic ? n * 4 : n;
+  if (raw.size() != size_t(floats) * sizeof(float)) {
     std::fprintf(stderr, "kiln-write-test-plan: '%s' has %zu bytes, not %lld\n",
-                 argv[3], raw.size(), n * 4);
+                 argv[3], raw.size(), floats * 4);
     return 1;
   }
-  std::vector<float> w(n);
+  std::vector<float> w(floats);
   std::copy(raw.begin(), raw.end(), reinterpret_cast<char *>(w.data()));
-  return write(kiln::rt::test::addPlan(n, w), argv[1]);
+  return write(dynamic ? kiln::rt::test::dynamicAddPlan(n, w)
+                       : kiln::rt::test::addPlan(n, w),
+               argv[1]);
 }

@@ -30,12 +30,18 @@ PlanRunner::create(rt::Runtime &runtime, const std::string &plan) {
   for (int i = 0; i < runner->engine_->numTensors(); ++i) {
     const rt::TensorDesc &desc = runner->engine_->tensor(i);
     (desc.isInput ? runner->inputSpecs : runner->outputSpecs).push_back(desc);
-    // Zero-size tensors still get a (1-byte) buffer to bind.
-    auto ptr = runtime.allocate(std::max<int64_t>(desc.numBytes(), 1));
+    // A dynamic tensor's buffer holds its largest shape; zero-size tensors
+    // still get a (1-byte) buffer to bind.
+    rt::TensorDesc largest = desc;
+    largest.shape = rt::largestShape(runner->engine_->plan(), i);
+    uint64_t bytes = std::max<int64_t>(largest.numBytes(), 1);
+    auto ptr = runtime.allocate(bytes);
     if (!ptr.isOk())
       return ptr.status();
     runner->buffers.push_back(*ptr);
-    if (rt::Status s = runner->context->setTensorAddress(desc.name, *ptr); !s)
+    if (rt::Status s =
+            runner->context->setTensorAddress(desc.name, *ptr, bytes);
+        !s)
       return s;
   }
   auto stream = runtime.createStream();
@@ -66,10 +72,14 @@ rt::Status PlanRunner::run(const std::vector<HostTensor> &inputs,
     if (!desc.isInput)
       continue;
     const HostTensor &t = inputs[in++];
-    if (t.type != desc.type || t.shape != desc.shape)
+    if (t.type != desc.type || (!desc.isDynamic() && t.shape != desc.shape))
       return rt::Status(rt::StatusCode::InvalidArgument,
                         "input '" + desc.name + "' is " + t.typeString() +
                             ", expected " + typeString(desc.shape, desc.type));
+    // A dynamic input runs at the shape of its tensor.
+    if (desc.isDynamic())
+      if (rt::Status s = context->setInputShape(desc.name, t.shape); !s)
+        return s;
     if (rt::Status s = runtime.copyToDevice(buffers[i], t.data(), t.numBytes());
         !s)
       return s;
@@ -83,7 +93,10 @@ rt::Status PlanRunner::run(const std::vector<HostTensor> &inputs,
     const rt::TensorDesc &desc = engine_->tensor(i);
     if (desc.isInput)
       continue;
-    auto t = HostTensor::create(desc.name, desc.type, desc.shape);
+    auto shape = context->getTensorShape(desc.name);
+    if (!shape.isOk())
+      return shape.status();
+    auto t = HostTensor::create(desc.name, desc.type, *shape);
     if (!t.isOk())
       return t.status();
     if (rt::Status c = runtime.copyToHost(t->data(), buffers[i], t->numBytes());

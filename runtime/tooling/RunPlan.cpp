@@ -83,7 +83,8 @@ std::tuple<double, double, double> summarize(const HostTensor &t) {
 rt::StatusOr<std::vector<HostTensor>>
 makeInputs(const std::vector<rt::TensorDesc> &specs,
            const std::map<std::string, HostTensor> &given, unsigned seed,
-           std::ostream &out) {
+           std::ostream &out,
+           const std::map<std::string, std::vector<int64_t>> &shapes) {
   std::mt19937 rng(seed);
   std::vector<HostTensor> args;
   for (const rt::TensorDesc &spec : specs) {
@@ -92,7 +93,16 @@ makeInputs(const std::vector<rt::TensorDesc> &specs,
       args.push_back(it->second);
       continue;
     }
-    auto t = HostTensor::create(spec.name, spec.type, spec.shape);
+    // A dynamic input without a file takes --run-shape, else its opt shape.
+    std::vector<int64_t> shape = spec.shape;
+    if (auto s = shapes.find(spec.name); s != shapes.end())
+      shape = s->second;
+    else if (spec.isDynamic() && !spec.profiles.empty())
+      shape = spec.profiles[0].opt;
+    if (spec.isDynamic())
+      if (rt::Status s = rt::checkShape(spec, shape); !s)
+        return s;
+    auto t = HostTensor::create(spec.name, spec.type, shape);
     if (!t.isOk())
       return t.status();
     fillRandom(*t, rng);
@@ -217,8 +227,8 @@ int runPlan(rt::Runtime &runtime, const std::string &planBytes,
       << ", " << engine.plan().steps.size() << " steps, arena "
       << engine.deviceMemorySize() << " bytes\n";
   (*runner)->executionContext().setCudaGraphs(options.cudaGraph);
-  auto inputs =
-      makeInputs((*runner)->inputs(), options.inputs, options.seed, out);
+  auto inputs = makeInputs((*runner)->inputs(), options.inputs, options.seed,
+                           out, options.shapes);
   if (!inputs.isOk())
     return fail(inputs.status().toString());
   std::vector<HostTensor> outputs;

@@ -94,6 +94,11 @@ rt::Status StressRun::load(const std::string &planBytes) {
   if (!loaded)
     return loaded.status();
   engine = std::move(*loaded);
+  if (engine->hasDynamicShapes())
+    return rt::Status(rt::StatusCode::InvalidArgument,
+                      "a stress run takes plans of one shape; this plan has "
+                      "run-time shapes (run it without --threads, --contexts "
+                      "and --runs)");
   for (int i = 0; i < engine->numTensors(); ++i)
     (engine->tensor(i).isInput ? inputs : outputs).push_back(i);
   auto context = engine->createExecutionContext();

@@ -39,13 +39,16 @@ using namespace kiln;
 
 static const char *kUsage =
     "usage: kiln-run-plan model.kplan [--input name=file.npy ...]\n"
-    "         [--reference-dir DIR] [--output-dir DIR] [--seed N]\n"
+    "         [--run-shape name=AxB ...] [--reference-dir DIR] [--output-dir "
+    "DIR] [--seed N]\n"
     "         [--warmup N] [--iterations N] [--profile N] [--cuda-graphs]\n"
     "         [--back-to-back] [--kernel-trace] [--cupti=LIB] [--device N]\n"
     "         [--driver=LIB] [--plugin-lib=LIB ...]\n"
     "       kiln-run-plan model.kplan --threads T [--contexts C] [--runs N]\n"
     "         [--seed N] [--device N] [--driver=LIB]\n"
     "Runs a kiln plan on the GPU: inputs from .npy files (others random),\n"
+    "a plan with run-time shapes at the shapes of the input files, else of\n"
+    "--run-shape, else at its profile's opt shape;\n"
     "outputs compared with DIR/output_K.npy and written to --output-dir,\n"
     "timed with --iterations, profiled per step with --profile (with both,\n"
     "the launch gaps per step), enqueued as one CUDA graph with "
@@ -131,6 +134,22 @@ int main(int argc, char **argv) {
       }
       t->name = spec.substr(0, eq);
       options.inputs[t->name] = *t;
+      notWithStress = arg;
+    } else if (arg == "--run-shape") {
+      std::string spec = value;
+      size_t eq = spec.rfind('=');
+      std::vector<int64_t> dims;
+      std::stringstream text(eq == std::string::npos ? ""
+                                                     : spec.substr(eq + 1));
+      for (std::string dim; std::getline(text, dim, 'x');)
+        if (!dim.empty() && parseCount(dim.c_str(), count) && count > 0)
+          dims.push_back(count);
+        else
+          dims.clear(), text.setstate(std::ios::failbit);
+      if (eq == std::string::npos || eq == 0 || dims.empty())
+        return usage("--run-shape expects name=AxB (positive sizes), got '" +
+                     spec + "'");
+      options.shapes[spec.substr(0, eq)] = dims;
       notWithStress = arg;
     } else if (arg == "--reference-dir") {
       options.referenceDir = value;

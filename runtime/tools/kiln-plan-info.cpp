@@ -129,13 +129,99 @@ std::string formatShape(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
+/// A shape expression in infix: "ceildiv(s0*4, 256)".
+std::string formatExpr(const ShapeExpr &expr) {
+  using Op = ShapeExpr::Op;
+  std::vector<std::string> stack;
+  for (const ShapeExpr::Term &t : expr.code) {
+    if (t.op == Op::Const || t.op == Op::Symbol) {
+      stack.push_back((t.op == Op::Symbol ? "s" : "") +
+                      std::to_string(t.value));
+      continue;
+    }
+    if (stack.empty())
+      return "(malformed)";
+    if (t.op == Op::CeilDiv || t.op == Op::FloorDiv) {
+      stack.back() =
+          std::string(t.op == Op::CeilDiv ? "ceildiv(" : "floordiv(") +
+          stack.back() + ", " + std::to_string(t.value) + ")";
+      continue;
+    }
+    if (stack.size() < 2)
+      return "(malformed)";
+    std::string b = stack.back();
+    stack.pop_back();
+    std::string &a = stack.back();
+    switch (t.op) {
+    case Op::Add:
+      a = "(" + a + " + " + b + ")";
+      break;
+    case Op::Mul:
+      a = a + "*" + b;
+      break;
+    case Op::Min:
+    case Op::Max:
+      a = std::string(t.op == Op::Min ? "min(" : "max(") + a + ", " + b + ")";
+      break;
+    default:
+      return "(malformed)";
+    }
+  }
+  return stack.size() == 1 ? stack.back() : "(malformed)";
+}
+
+/// "@e2" after a value given by shape expression 2 (format 1.4), "" for
+/// none.
+std::string exprMark(int32_t expr) {
+  return expr == kNoShapeExpr ? "" : "@e" + std::to_string(expr);
+}
+
+/// The symbols, each input's profiles and the shape expressions (format
+/// 1.4): nothing for a plan of one shape.
+void printShapes(const PlanContents &plan) {
+  if (plan.symbols.empty())
+    return;
+  std::printf("profiles: %zu\n", numProfiles(plan));
+  for (const TensorDesc &t : plan.tensors)
+    for (size_t p = 0; p < t.profiles.size(); ++p)
+      std::printf("  profile %zu: %s min %s opt %s max %s\n", p, t.name.c_str(),
+                  formatShape(t.profiles[p].min).c_str(),
+                  formatShape(t.profiles[p].opt).c_str(),
+                  formatShape(t.profiles[p].max).c_str());
+  std::printf("symbols: %zu\n", plan.symbols.size());
+  for (size_t i = 0; i < plan.symbols.size(); ++i) {
+    std::string dims;
+    for (const DimRef &d : plan.symbols[i].dims)
+      dims += (dims.empty() ? "" : " = ") + plan.tensors[d.tensor].name + "[" +
+              std::to_string(d.dim) + "]";
+    std::printf("  s%zu: %s\n", i, dims.c_str());
+  }
+  std::printf("shape expressions: %zu\n", plan.shapeExprs.size());
+  for (size_t i = 0; i < plan.shapeExprs.size(); ++i)
+    std::printf("  e%zu: %s\n", i, formatExpr(plan.shapeExprs[i]).c_str());
+  for (const TensorDesc &t : plan.tensors) {
+    if (t.dimExprs.empty())
+      continue;
+    std::string dims;
+    for (size_t d = 0; d < t.dimExprs.size(); ++d)
+      dims += (d ? ", " : "") + (t.dimExprs[d] == kNoShapeExpr
+                                     ? std::to_string(t.shape[d])
+                                     : "e" + std::to_string(t.dimExprs[d]));
+    std::printf("  output %s: [%s]\n", t.name.c_str(), dims.c_str());
+  }
+}
+
 void printStep(size_t index, const Step &step, const PlanContents &plan) {
   std::printf("  step %zu: ", index);
   switch (step.kind) {
   case Step::Kind::Launch: {
     const LaunchStep &l = step.launch;
-    std::printf("launch %s grid=%s block=%s",
-                plan.kernels[l.kernel].name.c_str(), formatDims(l.grid).c_str(),
+    std::string grid = "(";
+    for (int d = 0; d < 3; ++d)
+      grid +=
+          (d ? "," : "") + std::to_string(l.grid[d]) + exprMark(l.gridExprs[d]);
+    std::printf("launch %s grid=%s) block=%s",
+                plan.kernels[l.kernel].name.c_str(), grid.c_str(),
                 formatDims(l.block).c_str());
     if (l.sharedMemoryBytes)
       std::printf(" shared=%u", l.sharedMemoryBytes);
@@ -143,21 +229,23 @@ void printStep(size_t index, const Step &step, const PlanContents &plan) {
     if (!l.args.empty()) {
       std::string args;
       for (const KernelArg &arg : l.args)
-        args += (args.empty() ? "" : ", ") + formatArg(arg);
+        args += (args.empty() ? "" : ", ") + formatArg(arg) +
+                exprMark(arg.valueExpr) + exprMark(arg.extentExpr);
       std::printf(" (%s)", args.c_str());
     }
     std::printf("\n");
     return;
   }
   case Step::Kind::Copy:
-    std::printf("copy %s -> %s (%" PRIu64 " bytes)\n",
+    std::printf("copy %s -> %s (%" PRIu64 " bytes%s)\n",
                 formatAddress(step.copy.src).c_str(),
-                formatAddress(step.copy.dst).c_str(), step.copy.bytes);
+                formatAddress(step.copy.dst).c_str(), step.copy.bytes,
+                exprMark(step.copy.bytesExpr).c_str());
     return;
   case Step::Kind::Fill:
-    std::printf("fill %s (%" PRIu64 " bytes) with 0x%02x\n",
+    std::printf("fill %s (%" PRIu64 " bytes%s) with 0x%02x\n",
                 formatAddress(step.fill.dst).c_str(), step.fill.bytes,
-                step.fill.value);
+                exprMark(step.fill.bytesExpr).c_str(), step.fill.value);
     return;
   case Step::Kind::LibraryCall: {
     const LibraryCallStep &c = step.libraryCall;
@@ -231,11 +319,17 @@ void print(const std::string &path, const std::string &bytes,
   std::printf("tensors: %zu\n", plan.tensors.size());
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorDesc &t = plan.tensors[i];
-    std::printf("  tensor %zu: %-6s %s %s %s (%" PRId64 " bytes)\n", i,
+    // A dynamic tensor's size at the largest shapes.
+    TensorDesc largest = t;
+    largest.shape = largestShape(plan, i);
+    std::string bytes = (t.isDynamic() ? "at most " : "") +
+                        std::to_string(largest.numBytes()) + " bytes";
+    std::printf("  tensor %zu: %-6s %s %s %s (%s)\n", i,
                 t.isInput ? "input" : "output", t.name.c_str(),
                 dataTypeName(t.type), formatShape(t.shape).c_str(),
-                t.numBytes());
+                bytes.c_str());
   }
+  printShapes(plan);
   std::printf("kernels: %zu\n", plan.kernels.size());
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     const KernelDesc &k = plan.kernels[i];

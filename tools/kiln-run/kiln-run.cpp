@@ -247,7 +247,9 @@ int main(int argc, char **argv) {
       if (!spec.isDynamic() || run.inputs.count(spec.name))
         continue;
       auto it = shapeOfRun.find(spec.name);
-      spec.shape = it != shapeOfRun.end() ? it->second : spec.optShape;
+      spec.shape = it != shapeOfRun.end()  ? it->second
+                   : spec.profiles.empty() ? std::vector<int64_t>{}
+                                           : spec.profiles[0].opt;
       if (spec.shape.empty())
         return fail("input '" + spec.name +
                     "' has dynamic dimensions: give --run-shape or --input");

@@ -14,12 +14,14 @@
 
 #include "kiln/runtime/Runtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 using kiln::rt::DataType;
 using kiln::rt::Engine;
@@ -452,7 +454,9 @@ kiln_status kiln_engine_tensor_bytes(const kiln_engine *engine, int index,
                                "bytes");
         !s)
       return s;
-    *bytes = static_cast<uint64_t>(engine->engine->tensor(index).numBytes());
+    kiln::rt::TensorDesc largest = engine->engine->tensor(index);
+    largest.shape = kiln::rt::largestShape(engine->engine->plan(), index);
+    *bytes = static_cast<uint64_t>(largest.numBytes());
     return Status::ok();
   });
 }
@@ -589,6 +593,98 @@ kiln_status kiln_context_set_input_consumed_event(kiln_context *context,
       return null("kiln_context_set_input_consumed_event", "context");
     context->context->setInputConsumedEvent(event);
     return Status::ok();
+  });
+}
+
+kiln_status kiln_engine_num_optimization_profiles(const kiln_engine *engine,
+                                                  int *count) {
+  return run("kiln_engine_num_optimization_profiles", [&]() -> Status {
+    if (!engine)
+      return null("kiln_engine_num_optimization_profiles", "engine");
+    if (!count)
+      return null("kiln_engine_num_optimization_profiles", "count");
+    *count = engine->engine->numOptimizationProfiles();
+    return Status::ok();
+  });
+}
+
+kiln_status kiln_context_set_tensor_buffer(kiln_context *context,
+                                           const char *name, uint64_t ptr,
+                                           uint64_t bytes) {
+  return run("kiln_context_set_tensor_buffer", [&]() -> Status {
+    if (!context)
+      return null("kiln_context_set_tensor_buffer", "context");
+    if (!name)
+      return null("kiln_context_set_tensor_buffer", "name");
+    return context->context->setTensorAddress(name, ptr, bytes);
+  });
+}
+
+kiln_status kiln_context_set_optimization_profile(kiln_context *context,
+                                                  int index) {
+  return run("kiln_context_set_optimization_profile", [&]() -> Status {
+    if (!context)
+      return null("kiln_context_set_optimization_profile", "context");
+    return context->context->setOptimizationProfile(index);
+  });
+}
+
+kiln_status kiln_context_set_input_shape(kiln_context *context,
+                                         const char *name, const int64_t *dims,
+                                         int rank) {
+  return run("kiln_context_set_input_shape", [&]() -> Status {
+    const char *function = "kiln_context_set_input_shape";
+    if (!context)
+      return null(function, "context");
+    if (!name)
+      return null(function, "name");
+    if (rank < 0)
+      return Status(StatusCode::InvalidArgument,
+                    std::string(function) + ": rank is " +
+                        std::to_string(rank) + ", expected >= 0");
+    if (rank > 0 && !dims)
+      return null(function, "dims");
+    return context->context->setInputShape(
+        name, std::vector<int64_t>(dims, dims + rank));
+  });
+}
+
+kiln_status kiln_context_get_tensor_shape(const kiln_context *context,
+                                          const char *name, int64_t *dims,
+                                          int capacity, int *rank) {
+  return run("kiln_context_get_tensor_shape", [&]() -> Status {
+    const char *function = "kiln_context_get_tensor_shape";
+    if (!context)
+      return null(function, "context");
+    if (!name)
+      return null(function, "name");
+    if (!rank)
+      return null(function, "rank");
+    auto shape = context->context->getTensorShape(name);
+    if (!shape)
+      return shape.status();
+    if (capacity < 0 || static_cast<size_t>(capacity) < shape->size())
+      return Status(StatusCode::InvalidArgument,
+                    std::string(function) + ": tensor '" + name +
+                        "' has rank " + std::to_string(shape->size()) +
+                        ", but dims has room for " + std::to_string(capacity));
+    if (!shape->empty() && !dims)
+      return null(function, "dims");
+    std::copy(shape->begin(), shape->end(), dims);
+    *rank = static_cast<int>(shape->size());
+    return Status::ok();
+  });
+}
+
+kiln_status kiln_context_enqueue_batch(kiln_context *context,
+                                       int32_t batch_size,
+                                       void *const *bindings, void *stream,
+                                       void *input_consumed) {
+  return run("kiln_context_enqueue_batch", [&]() -> Status {
+    if (!context)
+      return null("kiln_context_enqueue_batch", "context");
+    return context->context->enqueue(batch_size, bindings, stream,
+                                     input_consumed);
   });
 }
 

@@ -16,6 +16,7 @@ public:
   PreparedCopy(ProgramBuilder &builder, const CopyStep &c) : bytes_(c.bytes) {
     builder.bindAddress(c.dst, dst_);
     builder.bindAddress(c.src, src_);
+    builder.bindShapeExpr(c.bytesExpr, bytes_);
   }
 
   Status enqueue(const Driver::Api &api, CUstream stream) override {

@@ -11,6 +11,9 @@
 
 #include "engine/StepKinds.h"
 #include "plan/PlanFormat.h"
+#include "plan/ShapeProgram.h"
+
+#include <algorithm>
 
 namespace kiln::rt {
 
@@ -107,11 +110,14 @@ ExecutionContext::ExecutionContext(Engine &engine,
       tensorAddresses_(engine.plan_.tensors.size(), 0),
       tensorBound_(engine.plan_.tensors.size(), false),
       unboundTensors_(engine.plan_.tensors.size()),
-      lastInputReader_(findLastInputReader(engine.plan_)) {}
+      lastInputReader_(findLastInputReader(engine.plan_)),
+      inputShapes_(engine.plan_.tensors.size()),
+      tensorCapacity_(engine.plan_.tensors.size(), UINT64_MAX) {}
 
 ExecutionContext::~ExecutionContext() {
   Runtime &runtime = engine_.runtime_;
-  destroyGraph();
+  for (CachedGraph &g : graphs_)
+    destroyGraph(g.exec);
   for (void *event : events_)
     if (Status s = runtime.destroyEvent(event); !s)
       runtime.logger_->log(Logger::Severity::Error,
@@ -125,8 +131,14 @@ ExecutionContext::~ExecutionContext() {
     arenaAllocator_->free(arena_);
 }
 
+void ExecutionContext::markGraphsStale() {
+  for (CachedGraph &g : graphs_)
+    g.stale = true;
+}
+
 void ExecutionContext::bindArena(uint64_t ptr) {
-  graphStale_ |= !arenaSet_ || arena_ != ptr;
+  if (!arenaSet_ || arena_ != ptr)
+    markGraphsStale();
   arena_ = ptr;
   arenaSet_ = true;
   for (const detail::Program::Fixup &f : program_->arenaFixups)
@@ -155,6 +167,11 @@ Status ExecutionContext::setDeviceMemory(uint64_t ptr) {
 
 Status ExecutionContext::setTensorAddress(const std::string &name,
                                           uint64_t ptr) {
+  return setTensorAddress(name, ptr, UINT64_MAX);
+}
+
+Status ExecutionContext::setTensorAddress(const std::string &name, uint64_t ptr,
+                                          uint64_t bytes) {
   int index = engine_.findTensor(name);
   if (index < 0) {
     std::string known;
@@ -167,10 +184,13 @@ Status ExecutionContext::setTensorAddress(const std::string &name,
   }
   const TensorDesc &t = engine_.plan_.tensors[index];
   uint64_t elementBytes = static_cast<uint64_t>(dataTypeBytes(t.type));
-  if (ptr == 0 && t.numBytes() != 0)
+  if (ptr == 0 && (t.isDynamic() || t.numBytes() != 0))
     return Status(StatusCode::InvalidArgument,
                   "null address for tensor '" + name + "' (" +
-                      std::to_string(t.numBytes()) + " bytes)");
+                      (t.isDynamic()
+                           ? "shape " + detail::shapeText(t.shape)
+                           : std::to_string(t.numBytes()) + " bytes") +
+                      ")");
   if (ptr % elementBytes != 0)
     return Status(StatusCode::InvalidArgument,
                   "address " + std::to_string(ptr) + " of tensor '" + name +
@@ -181,8 +201,10 @@ Status ExecutionContext::setTensorAddress(const std::string &name,
     tensorBound_[index] = true;
     --unboundTensors_;
   }
-  graphStale_ |= tensorAddresses_[index] != ptr;
+  if (tensorAddresses_[index] != ptr)
+    markGraphsStale();
   tensorAddresses_[index] = ptr;
+  tensorCapacity_[index] = bytes;
   for (const detail::Program::Fixup &f : program_->tensorFixups[index])
     *f.slot = ptr + f.offset;
   return Status::ok();
@@ -211,6 +233,25 @@ Status ExecutionContext::enqueue(void *stream) {
                   "tensor " + names +
                       (unboundTensors_ == 1 ? " has" : " have") +
                       " no address: call setTensorAddress before enqueue");
+  }
+  if (engine_.hasDynamicShapes())
+    if (Status s = bindShapes(); !s)
+      return s;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    if (tensorCapacity_[i] == UINT64_MAX)
+      continue;
+    const TensorDesc &t = plan.tensors[i];
+    std::vector<int64_t> shape =
+        t.isDynamic() ? boundShape(i) : plan.tensors[i].shape;
+    uint64_t need = static_cast<uint64_t>(dataTypeBytes(t.type));
+    for (int64_t d : shape)
+      need *= static_cast<uint64_t>(d);
+    if (need > tensorCapacity_[i])
+      return Status(StatusCode::InvalidArgument,
+                    std::string(t.isInput ? "input '" : "output '") + t.name +
+                        "' of shape " + detail::shapeText(shape) + " needs " +
+                        std::to_string(need) + " bytes, but its buffer holds " +
+                        std::to_string(tensorCapacity_[i]));
   }
   if (Status s = engine_.runtime_.makeCurrent(); !s)
     return s;
@@ -267,7 +308,13 @@ Status ExecutionContext::enqueueGraph(void *stream) {
     return Status(StatusCode::DriverError,
                   std::string("CUDA graph: ") + api.describe(call, result));
   };
-  if (graphStale_ || !graphExec_) {
+  // The graph of the bound shapes, or a slot for it: a new one, or the
+  // least recently used beyond the cache's bound (updated in place).
+  size_t slot = graphs_.size();
+  for (size_t i = 0; i < graphs_.size(); ++i)
+    if (graphs_[i].symbols == boundSymbols_)
+      slot = i;
+  if (slot == graphs_.size() || graphs_[slot].stale) {
     CUresult r =
         api.streamBeginCapture(cuStream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
     if (r != CUDA_SUCCESS)
@@ -290,52 +337,74 @@ Status ExecutionContext::enqueueGraph(void *stream) {
       release();
       return captured ? driverError("cuStreamEndCapture", r) : captured;
     }
-    auto exec = static_cast<CUgraphExec>(graphExec_);
+    if (slot == graphs_.size()) {
+      if (graphs_.size() >= static_cast<size_t>(graphCacheSize_))
+        slot = 0;
+      else
+        graphs_.push_back({});
+    }
+    CachedGraph &entry = graphs_[slot];
+    auto exec = static_cast<CUgraphExec>(entry.exec);
     if (exec) {
-      // The same steps with new addresses: update the instantiated graph,
-      // or instantiate it anew when the driver refuses.
+      // The same steps with new addresses or sizes: update the
+      // instantiated graph, or instantiate it anew when the driver refuses.
       CUgraphExecUpdateResultInfo info;
       if (CUresult u = api.graphExecUpdate(exec, graph, &info);
           u != CUDA_SUCCESS) {
         runtime.logger_->log(Logger::Severity::Verbose,
-                             "the driver did not update the context's CUDA "
-                             "graph in place (" +
+                             "the driver did not update a CUDA graph of the "
+                             "context in place (" +
                                  api.describe("cuGraphExecUpdate", u) +
                                  "): instantiating it anew");
-        destroyGraph();
+        destroyGraph(entry.exec);
+        entry.exec = nullptr;
       }
     }
-    if (!graphExec_) {
+    if (!entry.exec) {
       r = api.graphInstantiate(&exec, graph, 0);
       if (r != CUDA_SUCCESS) {
         release();
+        graphs_.erase(graphs_.begin() + static_cast<std::ptrdiff_t>(slot));
         return driverError("cuGraphInstantiate", r);
       }
-      graphExec_ = exec;
+      entry.exec = exec;
     }
     release();
-    graphStale_ = false;
+    entry.symbols = boundSymbols_;
+    entry.stale = false;
     ++graphCaptures_;
   }
-  CUresult r = api.graphLaunch(static_cast<CUgraphExec>(graphExec_), cuStream);
+  // Most recently used last.
+  std::rotate(graphs_.begin() + static_cast<std::ptrdiff_t>(slot),
+              graphs_.begin() + static_cast<std::ptrdiff_t>(slot) + 1,
+              graphs_.end());
+  CUresult r =
+      api.graphLaunch(static_cast<CUgraphExec>(graphs_.back().exec), cuStream);
   if (r != CUDA_SUCCESS)
     return driverError("cuGraphLaunch", r);
   return inputConsumed_ ? runtime.recordEvent(inputConsumed_, stream)
                         : Status::ok();
 }
 
-void ExecutionContext::destroyGraph() {
-  if (!graphExec_)
+void ExecutionContext::destroyGraph(void *exec) {
+  if (!exec)
     return;
   Runtime &runtime = engine_.runtime_;
-  CUresult r = runtime.driver_->api().graphExecDestroy(
-      static_cast<CUgraphExec>(graphExec_));
+  CUresult r =
+      runtime.driver_->api().graphExecDestroy(static_cast<CUgraphExec>(exec));
   if (r != CUDA_SUCCESS)
     runtime.logger_->log(
         Logger::Severity::Error,
-        "destroying the context's CUDA graph: " +
+        "destroying a CUDA graph of the context: " +
             runtime.driver_->api().describe("cuGraphExecDestroy", r));
-  graphExec_ = nullptr;
+}
+
+void ExecutionContext::setGraphCacheSize(int size) {
+  graphCacheSize_ = size < 1 ? 1 : size;
+  while (graphs_.size() > static_cast<size_t>(graphCacheSize_)) {
+    destroyGraph(graphs_.front().exec);
+    graphs_.erase(graphs_.begin());
+  }
 }
 
 Status ExecutionContext::reportProfile(void *stream) {

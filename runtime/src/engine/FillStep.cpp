@@ -16,6 +16,7 @@ public:
   PreparedFill(ProgramBuilder &builder, const FillStep &f)
       : bytes_(f.bytes), value_(f.value) {
     builder.bindAddress(f.dst, dst_);
+    builder.bindShapeExpr(f.bytesExpr, bytes_);
   }
 
   Status enqueue(const Driver::Api &api, CUstream stream) override {

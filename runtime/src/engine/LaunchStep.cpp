@@ -23,6 +23,7 @@ public:
     for (int d = 0; d < 3; ++d) {
       grid_[d] = l.grid[d];
       block_[d] = l.block[d];
+      builder.bindShapeExpr(l.gridExprs[d], grid_[d]);
     }
     for (size_t i = 0; i < l.args.size(); ++i) {
       const KernelArg &arg = l.args[i];
@@ -38,15 +39,20 @@ public:
         slots_[i] = arg.bits;
         break;
       }
+      // A 4-byte I32 read from a slot of its value: verified plans keep it
+      // within [0, 2^31).
+      if (arg.kind != KernelArg::Kind::Pointer)
+        builder.bindShapeExpr(arg.valueExpr, slots_[i]);
       params_[i] = &slots_[i];
     }
   }
 
   Status enqueue(const Driver::Api &api, CUstream stream) override {
-    CUresult result =
-        api.launchKernel(function_, grid_[0], grid_[1], grid_[2], block_[0],
-                         block_[1], block_[2], sharedMemoryBytes_, stream,
-                         params_.empty() ? nullptr : params_.data(), nullptr);
+    CUresult result = api.launchKernel(
+        function_, static_cast<unsigned>(grid_[0]),
+        static_cast<unsigned>(grid_[1]), static_cast<unsigned>(grid_[2]),
+        block_[0], block_[1], block_[2], sharedMemoryBytes_, stream,
+        params_.empty() ? nullptr : params_.data(), nullptr);
     if (result != CUDA_SUCCESS)
       return Status(StatusCode::DriverError,
                     api.describe("cuLaunchKernel", result));
@@ -55,7 +61,9 @@ public:
 
 private:
   CUfunction function_;
-  unsigned grid_[3], block_[3], sharedMemoryBytes_;
+  /// The grid in slots, as its dimensions may vary with the shapes.
+  uint64_t grid_[3];
+  unsigned block_[3], sharedMemoryBytes_;
   /// Argument values; params_ (cuLaunchKernel's kernelParams) points at them.
   std::vector<uint64_t> slots_;
   std::vector<void *> params_;

@@ -63,6 +63,14 @@ struct Program {
   std::vector<Fixup> arenaFixups;
   /// Indexed by tensor.
   std::vector<std::vector<Fixup>> tensorFixups;
+  /// A slot that holds the value of a shape expression (format 1.4): a
+  /// grid dimension, an integer argument, an extent, a byte count.
+  struct ShapeFixup {
+    uint64_t *slot;
+    int32_t expr;
+  };
+  /// Written whenever the shapes change.
+  std::vector<ShapeFixup> shapeFixups;
 };
 
 /// What StepKind::prepare may use: the engine's loaded code and state, and
@@ -89,6 +97,13 @@ public:
   /// not move for the life of the context: a member of the PreparedStep or
   /// an element of a vector it sized before this call.
   void bindAddress(const Address &address, uint64_t &slot);
+  /// Makes `slot` hold the value of shape expression `expr` at the bound
+  /// shapes, whenever they are bound; nothing for kNoShapeExpr (the slot
+  /// keeps the plan's value). `slot` as for bindAddress.
+  void bindShapeExpr(int32_t expr, uint64_t &slot) {
+    if (expr != kNoShapeExpr)
+      program_.shapeFixups.push_back({&slot, expr});
+  }
 
 private:
   Program &program_;

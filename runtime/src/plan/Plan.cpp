@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "plan/PlanFormat.h"
+#include "plan/ShapeProgram.h"
 
 #include <cstdio>
 #include <limits>
@@ -119,22 +120,20 @@ bool TensorDesc::isDynamic() const {
   return false;
 }
 
-Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims) {
+Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims,
+                  size_t profile) {
   std::string what = (desc.isInput ? "input '" : "output '") + desc.name + "'";
-  auto text = [](const std::vector<int64_t> &shape) {
-    std::string out;
-    for (size_t i = 0; i < shape.size(); ++i)
-      out += (i ? "x" : "") + (shape[i] < 0 ? "?" : std::to_string(shape[i]));
-    return out.empty() ? std::string("scalar") : out;
-  };
+  auto text = detail::shapeText;
   if (dims.size() != desc.shape.size())
     return Status(StatusCode::InvalidArgument,
                   what + " has rank " + std::to_string(dims.size()) +
                       " (shape " + text(dims) + "), but its shape " +
                       text(desc.shape) + " has rank " +
                       std::to_string(desc.shape.size()));
-  bool ranged = desc.minShape.size() == dims.size() &&
-                desc.maxShape.size() == dims.size();
+  const ShapeRange *range =
+      profile < desc.profiles.size() ? &desc.profiles[profile] : nullptr;
+  bool ranged = range && range->min.size() == dims.size() &&
+                range->max.size() == dims.size();
   for (size_t i = 0; i < dims.size(); ++i) {
     std::string dim = what + " dimension " + std::to_string(i) + " is " +
                       std::to_string(dims[i]);
@@ -146,20 +145,26 @@ Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims) {
       continue;
     if (!ranged)
       return Status(StatusCode::InvalidArgument,
-                    dim + ", but the dimension has no range (no profile)");
-    if (dims[i] < desc.minShape[i] || dims[i] > desc.maxShape[i])
+                    dim + ", but the dimension has no range (no profile" +
+                        (profile ? " " + std::to_string(profile) : "") + ")");
+    if (dims[i] < range->min[i] || dims[i] > range->max[i])
       return Status(StatusCode::InvalidArgument,
-                    dim + ", outside its profile's range [" +
-                        std::to_string(desc.minShape[i]) + ", " +
-                        std::to_string(desc.maxShape[i]) + "] (min " +
-                        text(desc.minShape) + ", max " + text(desc.maxShape) +
-                        ")");
+                    dim + ", outside its profile" +
+                        (profile ? " " + std::to_string(profile) : "") +
+                        "'s range [" + std::to_string(range->min[i]) + ", " +
+                        std::to_string(range->max[i]) + "] (min " +
+                        text(range->min) + ", max " + text(range->max) + ")");
   }
   return Status::ok();
 }
 
 Status verifyPlan(const PlanContents &plan) {
   return detail::checkPlanContents(plan, StatusCode::InvalidArgument);
+}
+
+Status verifyPlanAtShapes(const PlanContents &plan,
+                          const std::vector<int64_t> &symbols) {
+  return detail::checkPlanAtShapes(plan, symbols);
 }
 
 namespace detail {
@@ -253,22 +258,88 @@ public:
       return fail("the arena is " + std::to_string(plan_.arenaBytes) +
                   " bytes, expected at most " + std::to_string(kMaxArenaBytes) +
                   " (1 TiB)");
+    // Everything that varies is checked at the largest shapes, where the
+    // plan's static values are; what lies between is checked at low.
+    if (Status s = checkShapeProgram(plan_, code_, space_); !s)
+      return s;
+    symbolValues_ = space_.high;
+    exprValues_ = space_.exprHigh;
     if (Status s = checkTensors(); !s)
       return s;
     if (Status s = checkKernelsAndImages(); !s)
       return s;
+    return checkSteps();
+  }
+
+  /// The checks that depend on the shapes, at `symbols` (within the
+  /// profiles of a plan that run() accepted).
+  Status runAtShapes(const std::vector<int64_t> &symbols) {
+    if (Status s = checkShapeProgram(plan_, code_, space_); !s)
+      return s;
+    if (symbols.size() != plan_.symbols.size())
+      return fail(std::to_string(symbols.size()) + " symbol value(s) for " +
+                  std::to_string(plan_.symbols.size()) + " symbol(s)");
+    atShapes_ = true;
+    symbolValues_ = symbols;
+    exprValues_.clear();
+    for (size_t e = 0; e < plan_.shapeExprs.size(); ++e) {
+      auto v = evaluateShapeExpr(plan_.shapeExprs[e], symbols);
+      if (!v || *v > space_.exprHigh[e])
+        return fail("shape expression " + std::to_string(e) +
+                    " exceeds its value at the largest shapes");
+      exprValues_.push_back(*v);
+    }
+    if (Status s = checkTensors(); !s)
+      return s;
+    return checkSteps();
+  }
+
+private:
+  Status checkSteps() const {
     for (size_t i = 0; i < plan_.steps.size(); ++i)
       if (Status s = checkStep(i, plan_.steps[i]); !s)
         return s;
     return Status::ok();
   }
 
-private:
   Status fail(std::string message) const {
     return Status(code_, std::move(message));
   }
 
+  /// The value of `stat`, or of expression `expr` at the shapes checked.
+  uint64_t valueOf(int32_t expr, uint64_t stat) const {
+    return expr == kNoShapeExpr ? stat
+                                : static_cast<uint64_t>(exprValues_[expr]);
+  }
+
+  /// Expression `expr` of `what` is none or one of the plan's, and (at the
+  /// largest shapes) gives `stat` there and at least `least` at the
+  /// smallest.
+  Status checkExprRef(const std::string &what, int32_t expr, uint64_t stat,
+                      int64_t least = 0) const {
+    if (expr == kNoShapeExpr)
+      return Status::ok();
+    if (expr < 0 || static_cast<size_t>(expr) >= plan_.shapeExprs.size())
+      return fail(what + " has shape expression " + std::to_string(expr) +
+                  ", expected -1 or one of the plan's " +
+                  std::to_string(plan_.shapeExprs.size()));
+    if (atShapes_)
+      return Status::ok();
+    if (static_cast<uint64_t>(space_.exprHigh[expr]) != stat)
+      return fail(what + " is " + std::to_string(stat) +
+                  ", but its shape expression " + std::to_string(expr) +
+                  " gives " + std::to_string(space_.exprHigh[expr]) +
+                  " at the largest shapes");
+    if (space_.exprLow[expr] < least)
+      return fail(what + " is " + std::to_string(space_.exprLow[expr]) +
+                  " at the smallest shapes (shape expression " +
+                  std::to_string(expr) + "), expected at least " +
+                  std::to_string(least));
+    return Status::ok();
+  }
+
   Status checkTensors() {
+    tensorBytes_.clear();
     std::map<std::string, size_t> names;
     for (size_t i = 0; i < plan_.tensors.size(); ++i) {
       const TensorDesc &t = plan_.tensors[i];
@@ -285,19 +356,17 @@ private:
                     ", expected one of f32, f16, bf16, f64, i8, i16, i32, i64, "
                     "u8, u16, u32, u64, bool, f8e4m3fn, f8e4m3fnuz, f8e5m2, "
                     "f8e5m2fnuz, f4e2m1, i4, u4, i2, u2");
-      // Byte sizes stay below 2^63 so that numBytes() is exact.
+      // Byte sizes stay below 2^63 so that numBytes() is exact. A dynamic
+      // tensor's at the shapes checked.
+      std::vector<int64_t> shape =
+          shapeAt(plan_, space_, i, symbolValues_, exprValues_);
       uint64_t bytes = static_cast<uint64_t>(elementBytes);
       const uint64_t limit = std::numeric_limits<int64_t>::max();
-      for (size_t d = 0; d < t.shape.size(); ++d) {
-        int64_t dim = t.shape[d];
-        if (dim < 0)
-          return fail("tensor '" + t.name + "' has dimension " +
-                      std::to_string(dim) + " at index " + std::to_string(d) +
-                      " of shape " + formatShape(t.shape) + ", expected >= 0");
+      for (size_t d = 0; d < shape.size(); ++d) {
+        int64_t dim = shape[d];
         if (dim != 0 && bytes > limit / static_cast<uint64_t>(dim))
-          return fail("tensor '" + t.name + "' of shape " +
-                      formatShape(t.shape) + " and type " +
-                      dataTypeName(t.type) +
+          return fail("tensor '" + t.name + "' of shape " + formatShape(shape) +
+                      " and type " + dataTypeName(t.type) +
                       " is too large: its size in bytes exceeds 2^63-1");
         bytes *= static_cast<uint64_t>(dim);
       }
@@ -405,10 +474,11 @@ private:
   /// Every launch's integer arguments within their kernel's bounds (the
   /// arguments already match the signature and the bounds the parameters).
   Status checkScalarArgs(const std::string &where, const LaunchStep &l,
+                         const std::vector<KernelArg> &args,
                          const KernelDesc &kernel) const {
     for (size_t b = 0; b < kernel.bounds.size(); ++b) {
       const ScalarBound &bound = kernel.bounds[b];
-      const KernelArg &arg = l.args[bound.param];
+      const KernelArg &arg = args[bound.param];
       // What the kernel reads: the low 4 bytes of an i32.
       int64_t v = arg.kind == KernelArg::Kind::I32
                       ? int64_t(static_cast<int32_t>(arg.bits))
@@ -423,7 +493,7 @@ private:
       if (bound.pointer == ScalarBound::kNoPointer)
         continue;
       // v >= min >= 0 here.
-      uint64_t extent = l.args[bound.pointer].extent, bytes;
+      uint64_t extent = args[bound.pointer].extent, bytes;
       bool overflow =
           __builtin_mul_overflow(uint64_t(v), bound.bytesPerUnit, &bytes) ||
           __builtin_add_overflow(bytes, bound.baseBytes, &bytes);
@@ -488,6 +558,13 @@ private:
     return Status::ok();
   }
 
+  /// Per shape, only the tensors' ranges are checked: the arena's and the
+  /// weights' were at the largest shapes (and an engine's plan no longer
+  /// holds its weights).
+  bool skipsSpace(const Address &a) const {
+    return atShapes_ && a.space != MemorySpace::Tensor;
+  }
+
   /// Checks that [a, a + bytes) lies inside its space.
   Status checkRange(const std::string &where, const Address &a,
                     uint64_t bytes) const {
@@ -495,6 +572,8 @@ private:
     std::string spaceName;
     if (Status s = checkSpace(where, a, spaceBytes, spaceName); !s)
       return s;
+    if (skipsSpace(a))
+      return Status::ok();
     if (a.offset > spaceBytes || bytes > spaceBytes - a.offset)
       return fail(where + " range [" + formatAddress(a) + ", +" +
                   std::to_string(bytes) + " bytes) is outside " + spaceName +
@@ -508,8 +587,11 @@ private:
     case Step::Kind::Launch:
       return checkLaunch(where, step.launch);
     case Step::Kind::Copy: {
-      const CopyStep &c = step.copy;
+      CopyStep c = step.copy;
       where += " (copy)";
+      if (Status s = checkExprRef(where + ": bytes", c.bytesExpr, c.bytes); !s)
+        return s;
+      c.bytes = valueOf(c.bytesExpr, c.bytes);
       if (Status s = checkRange(where + ": destination", c.dst, c.bytes); !s)
         return s;
       if (Status s = checkRange(where + ": source", c.src, c.bytes); !s)
@@ -529,8 +611,11 @@ private:
       return Status::ok();
     }
     case Step::Kind::Fill: {
-      const FillStep &f = step.fill;
+      FillStep f = step.fill;
       where += " (fill)";
+      if (Status s = checkExprRef(where + ": bytes", f.bytesExpr, f.bytes); !s)
+        return s;
+      f.bytes = valueOf(f.bytesExpr, f.bytes);
       if (Status s = checkRange(where + ": destination", f.dst, f.bytes); !s)
         return s;
       if (f.dst.space == MemorySpace::Weights)
@@ -553,11 +638,18 @@ private:
     if (c.callee.empty())
       return fail(where + " (call) has no callee");
     where += " (call '" + c.callee + "')";
-    for (size_t i = 0; i < c.buffers.size(); ++i)
-      if (Status s = checkRange(where + ": buffer " + std::to_string(i),
-                                c.buffers[i].address, c.buffers[i].bytes);
-          !s)
+    for (size_t i = 0; i < c.buffers.size(); ++i) {
+      const Address &a = c.buffers[i].address;
+      std::string buffer = where + ": buffer " + std::to_string(i);
+      if (Status s = checkRange(buffer, a, c.buffers[i].bytes); !s)
         return s;
+      // A library call's sizes are in its payload, which does not vary.
+      if (a.space == MemorySpace::Tensor && plan_.tensors[a.index].isDynamic())
+        return fail(buffer + " is in tensor " + std::to_string(a.index) + " '" +
+                    plan_.tensors[a.index].name +
+                    "', whose shape varies: library calls take static "
+                    "shapes");
+    }
     return Status::ok();
   }
 
@@ -568,15 +660,23 @@ private:
                   std::to_string(plan_.kernels.size()) + " kernel(s)");
     const KernelDesc &kernel = plan_.kernels[l.kernel];
     where += " (launch '" + kernel.name + "')";
+    // The grid at the shapes checked.
+    std::array<uint32_t, 3> grid = l.grid;
+    for (int d = 0; d < 3; ++d) {
+      std::string what = where + ": grid dimension " + std::to_string(d);
+      if (Status s = checkExprRef(what, l.gridExprs[d], l.grid[d], 1); !s)
+        return s;
+      grid[d] = static_cast<uint32_t>(valueOf(l.gridExprs[d], l.grid[d]));
+    }
     // The limits of every device since compute capability 3.0.
     static constexpr uint32_t gridLimits[3] = {0x7FFFFFFFu, 65535, 65535};
     static constexpr uint32_t blockLimits[3] = {1024, 1024, 64};
     static constexpr const char *axes[3] = {"x", "y", "z"};
     uint64_t threads = 1;
     for (int d = 0; d < 3; ++d) {
-      if (l.grid[d] == 0 || l.grid[d] > gridLimits[d])
-        return fail(where + ": grid " + formatDims(l.grid) + " has " + axes[d] +
-                    " = " + std::to_string(l.grid[d]) + ", expected 1.." +
+      if (grid[d] == 0 || grid[d] > gridLimits[d])
+        return fail(where + ": grid " + formatDims(grid) + " has " + axes[d] +
+                    " = " + std::to_string(grid[d]) + ", expected 1.." +
                     std::to_string(gridLimits[d]));
       if (l.block[d] == 0 || l.block[d] > blockLimits[d])
         return fail(where + ": block " + formatDims(l.block) + " has " +
@@ -610,11 +710,75 @@ private:
         return fail(where + " arg " + std::to_string(i) + " is " +
                     kindName(l.args[i].kind) + ", expected " +
                     kindName(kernel.params[i]) + ": " + signature);
-    for (size_t i = 0; i < l.args.size(); ++i)
-      if (Status s = checkArg(where + " arg " + std::to_string(i), l.args[i]);
+    std::vector<KernelArg> args = l.args, lowest = l.args;
+    bool varies = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (Status s = checkArgExprs(where + " arg " + std::to_string(i),
+                                   l.args[i], args[i], lowest[i]);
           !s)
         return s;
-    return checkScalarArgs(where, l, kernel);
+      varies |= l.args[i].valueExpr != kNoShapeExpr ||
+                l.args[i].extentExpr != kNoShapeExpr;
+    }
+    for (size_t i = 0; i < args.size(); ++i)
+      if (Status s = checkArg(where + " arg " + std::to_string(i), args[i]); !s)
+        return s;
+    if (Status s = checkScalarArgs(where, l, args, kernel); !s)
+      return s;
+    // Bounds hold between the largest and the smallest shapes, as every
+    // expression is monotone; the extents' relation is checked per shape.
+    if (varies && !atShapes_)
+      for (size_t b = 0; b < kernel.bounds.size(); ++b) {
+        const ScalarBound &bound = kernel.bounds[b];
+        const KernelArg &arg = lowest[bound.param];
+        int64_t v = arg.kind == KernelArg::Kind::I32
+                        ? int64_t(static_cast<int32_t>(arg.bits))
+                        : static_cast<int64_t>(arg.bits);
+        if (v < bound.min)
+          return fail(where + " arg " + std::to_string(bound.param) + " is " +
+                      std::to_string(v) + " at the smallest shapes, expected " +
+                      "at least " + std::to_string(bound.min) + " (kernel " +
+                      std::to_string(l.kernel) + " '" + kernel.name +
+                      "' bound " + std::to_string(b) + ")");
+      }
+    return Status::ok();
+  }
+
+  /// The shape expressions of launch argument `arg`: a value for an
+  /// integer, an extent for a pointer. Sets `now` to the argument at the
+  /// shapes checked and `lowest` at the smallest shapes.
+  Status checkArgExprs(const std::string &where, const KernelArg &arg,
+                       KernelArg &now, KernelArg &lowest) const {
+    bool integer = isInteger(arg.kind);
+    if ((arg.valueExpr != kNoShapeExpr && !integer) ||
+        (arg.extentExpr != kNoShapeExpr &&
+         arg.kind != KernelArg::Kind::Pointer))
+      return fail(where + " (" + kindName(arg.kind) +
+                  ") has a shape expression of its " +
+                  (integer ? "extent" : "value") +
+                  ", expected a value for an integer and an extent for a "
+                  "pointer");
+    int64_t top = arg.kind == KernelArg::Kind::I32
+                      ? int64_t(static_cast<int32_t>(arg.bits))
+                      : static_cast<int64_t>(arg.bits);
+    if (Status s = checkExprRef(where + " value", arg.valueExpr,
+                                static_cast<uint64_t>(top));
+        !s)
+      return s;
+    if (Status s = checkExprRef(where + " extent", arg.extentExpr, arg.extent);
+        !s)
+      return s;
+    if (arg.valueExpr != kNoShapeExpr) {
+      now.bits = valueOf(arg.valueExpr, 0);
+      if (!atShapes_)
+        lowest.bits = static_cast<uint64_t>(space_.exprLow[arg.valueExpr]);
+    }
+    if (arg.extentExpr != kNoShapeExpr) {
+      now.extent = valueOf(arg.extentExpr, 0);
+      if (!atShapes_)
+        lowest.extent = static_cast<uint64_t>(space_.exprLow[arg.extentExpr]);
+    }
+    return Status::ok();
   }
 
   /// An immediate has no extent or access; a pointer's extent lies inside
@@ -644,6 +808,8 @@ private:
     std::string spaceName;
     if (Status s = checkSpace(where, arg.address, spaceBytes, spaceName); !s)
       return s;
+    if (skipsSpace(arg.address))
+      return Status::ok();
     if (arg.address.offset > spaceBytes ||
         arg.extent > spaceBytes - arg.address.offset)
       return fail(where + ": pointer range [" + formatAddress(arg.address) +
@@ -661,12 +827,21 @@ private:
   const PlanContents &plan_;
   StatusCode code_;
   std::vector<uint64_t> tensorBytes_;
+  /// The symbols, expressions and whether only the shape checks run.
+  ShapeSpace space_;
+  std::vector<int64_t> symbolValues_, exprValues_;
+  bool atShapes_ = false;
 };
 
 } // namespace
 
 Status checkPlanContents(const PlanContents &plan, StatusCode code) {
   return PlanChecker(plan, code).run();
+}
+
+Status checkPlanAtShapes(const PlanContents &plan,
+                         const std::vector<int64_t> &symbols) {
+  return PlanChecker(plan, StatusCode::InvalidArgument).runAtShapes(symbols);
 }
 
 } // namespace detail

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kiln::rt::detail {
 
@@ -72,6 +73,9 @@ std::string imageArchName(KernelImage::Format format, uint32_t arch);
 /// The consistency checks writePlan and readPlan share (verifyPlan in
 /// Plan.h); failures carry `code`.
 Status checkPlanContents(const PlanContents &plan, StatusCode code);
+/// verifyPlanAtShapes (Plan.h).
+Status checkPlanAtShapes(const PlanContents &plan,
+                         const std::vector<int64_t> &symbols);
 
 } // namespace kiln::rt::detail
 

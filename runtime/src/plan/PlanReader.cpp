@@ -270,6 +270,24 @@ Status convertStep(uint32_t index, const fb::Step *s, Step &step,
       return invalid(where + " has " + std::to_string(argCount) +
                      " argument(s) and " + std::to_string(extentCount) +
                      " argument extent(s), expected one per argument");
+    // Format 1.4: none, or the grid's three expressions.
+    if (const auto *grid = l->grid_exprs(); grid && grid->size()) {
+      if (grid->size() != 3)
+        return invalid(where + " has " + std::to_string(grid->size()) +
+                       " grid expressions, expected 0 or 3");
+      for (uint32_t d = 0; d < 3; ++d)
+        step.launch.gridExprs[d] = grid->Get(d);
+    }
+    const auto *exprs = l->arg_shape_exprs();
+    uint32_t exprCount = exprs ? exprs->size() : 0;
+    if (exprCount != 0 && exprCount != argCount)
+      return invalid(where + " has " + std::to_string(argCount) +
+                     " argument(s) and " + std::to_string(exprCount) +
+                     " argument shape expression(s), expected none or one "
+                     "per argument");
+    if (exprCount && !isAligned(exprs->Data(), alignof(fb::ArgShapeExprs)))
+      return invalid(where + ": the manifest's argument expression vector is "
+                             "misaligned");
     if (argCount == 0)
       return Status::ok();
     if (!isAligned(args->Data(), alignof(fb::KernelArg)) ||
@@ -288,6 +306,10 @@ Status convertStep(uint32_t index, const fb::Step *s, Step &step,
       arg.bits = a->bits();
       arg.extent = e->extent();
       arg.access = static_cast<KernelArg::Access>(e->access());
+      if (exprCount) {
+        arg.valueExpr = exprs->Get(i)->value();
+        arg.extentExpr = exprs->Get(i)->extent();
+      }
       step.launch.args.push_back(arg);
     }
     return Status::ok();
@@ -300,6 +322,7 @@ Status convertStep(uint32_t index, const fb::Step *s, Step &step,
     step.copy.dst = fromFb(c->dst());
     step.copy.src = fromFb(c->src());
     step.copy.bytes = c->bytes();
+    step.copy.bytesExpr = c->bytes_expr();
     return Status::ok();
   }
   case fb::StepKind::FillStep: {
@@ -310,6 +333,7 @@ Status convertStep(uint32_t index, const fb::Step *s, Step &step,
     step.fill.dst = fromFb(f->dst());
     step.fill.bytes = f->bytes();
     step.fill.value = f->value();
+    step.fill.bytesExpr = f->bytes_expr();
     return Status::ok();
   }
   case fb::StepKind::LibraryCallStep: {
@@ -344,6 +368,95 @@ Status convertStep(uint32_t index, const fb::Step *s, Step &step,
                  std::to_string(static_cast<int>(s->step_type())) +
                  ", expected LaunchStep (1), CopyStep (2), FillStep (3) or "
                  "LibraryCallStep (4)");
+}
+
+/// `v` as a vector, its alignment checked (`what` names it otherwise).
+template <typename T>
+Status toVector(const flatbuffers::Vector<T> *v, std::vector<T> &out,
+                Budget &budget, const std::string &what) {
+  if (!v || v->size() == 0)
+    return Status::ok();
+  if (!isAligned(v->Data(), alignof(T)))
+    return invalid(what + ": the manifest's vector is misaligned");
+  if (!budget.take(v->size(), sizeof(T)))
+    return overBudget();
+  out.assign(v->begin(), v->end());
+  return Status::ok();
+}
+
+/// An input's profiles and an output's dimension expressions (format 1.4).
+Status convertShapes(const fb::Tensor &t, TensorDesc &desc, Budget &budget) {
+  std::string where = "tensor '" + desc.name + "'";
+  if (Status s = toVector(t.dim_exprs(), desc.dimExprs, budget,
+                          where + " dimension expressions");
+      !s)
+    return s;
+  const auto *profiles = t.profiles();
+  if (!profiles)
+    return Status::ok();
+  if (!budget.take(profiles->size(), sizeof(ShapeRange)))
+    return overBudget();
+  for (uint32_t p = 0; p < profiles->size(); ++p) {
+    const fb::ShapeRange *r = profiles->Get(p);
+    ShapeRange range;
+    std::string what = where + " profile " + std::to_string(p);
+    if (Status s = toVector(r->min(), range.min, budget, what); !s)
+      return s;
+    if (Status s = toVector(r->opt(), range.opt, budget, what); !s)
+      return s;
+    if (Status s = toVector(r->max(), range.max, budget, what); !s)
+      return s;
+    desc.profiles.push_back(std::move(range));
+  }
+  return Status::ok();
+}
+
+/// The symbols and the shape expressions (format 1.4).
+Status convertShapeProgram(const fb::Manifest &m, PlanContents &plan,
+                           Budget &budget) {
+  if (const auto *symbols = m.symbols()) {
+    if (!budget.take(symbols->size(), sizeof(ShapeSymbol)))
+      return overBudget();
+    for (uint32_t i = 0; i < symbols->size(); ++i) {
+      const auto *dims = symbols->Get(i)->dims();
+      ShapeSymbol symbol;
+      if (dims && dims->size()) {
+        if (!isAligned(dims->Data(), alignof(fb::DimRef)))
+          return invalid("symbol " + std::to_string(i) +
+                         ": the manifest's vector is misaligned");
+        if (!budget.take(dims->size(), sizeof(DimRef)))
+          return overBudget();
+        for (const fb::DimRef *d : *dims)
+          symbol.dims.push_back({d->tensor(), d->dim()});
+      }
+      plan.symbols.push_back(std::move(symbol));
+    }
+  }
+  if (const auto *exprs = m.shape_exprs()) {
+    if (!budget.take(exprs->size(), sizeof(ShapeExpr)))
+      return overBudget();
+    for (uint32_t i = 0; i < exprs->size(); ++i) {
+      const auto *code = exprs->Get(i)->code();
+      ShapeExpr expr;
+      if (code && code->size()) {
+        if (!isAligned(code->Data(), alignof(fb::ShapeTerm)))
+          return invalid("shape expression " + std::to_string(i) +
+                         ": the manifest's vector is misaligned");
+        if (code->size() > kMaxShapeExprTerms)
+          return invalid("shape expression " + std::to_string(i) + " has " +
+                         std::to_string(code->size()) +
+                         " terms, expected at most " +
+                         std::to_string(kMaxShapeExprTerms));
+        if (!budget.take(code->size(), sizeof(ShapeExpr::Term)))
+          return overBudget();
+        for (const fb::ShapeTerm *t : *code)
+          expr.code.push_back(
+              {static_cast<ShapeExpr::Op>(t->op()), t->value()});
+      }
+      plan.shapeExprs.push_back(std::move(expr));
+    }
+  }
+  return Status::ok();
 }
 
 /// Converts the verified manifest and the sections it points to.
@@ -416,6 +529,8 @@ Status convert(const fb::Manifest &m, const unsigned char *bytes,
         desc.shape.assign(shape->begin(), shape->end());
       }
       desc.isInput = t->is_input();
+      if (Status s = convertShapes(*t, desc, budget); !s)
+        return s;
       plan.tensors.push_back(std::move(desc));
     }
   }
@@ -496,6 +611,8 @@ Status convert(const fb::Manifest &m, const unsigned char *bytes,
       return invalid(sectionName(i) +
                      " is not used by any image or as the weights");
 
+  if (Status s = convertShapeProgram(m, plan, budget); !s)
+    return s;
   plan.arenaBytes = m.arena_bytes();
   if (const auto *steps = m.steps()) {
     if (!budget.take(steps->size(), sizeof(Step)))

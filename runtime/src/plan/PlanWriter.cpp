@@ -45,12 +45,18 @@ uint64_t estimateManifestBytes(const PlanContents &plan) {
                    c.buildOptions.size() + 8 * c.archs.size();
   bytes += 128 * (plan.images.size() + 1);
   for (const TensorDesc &t : plan.tensors)
-    bytes += 96 + t.name.size() + 8 * t.shape.size();
+    bytes += 96 + t.name.size() + 8 * t.shape.size() +
+             (64 + 24 * t.shape.size()) * t.profiles.size() +
+             4 * t.dimExprs.size();
+  for (const ShapeSymbol &symbol : plan.symbols)
+    bytes += 32 + 8 * symbol.dims.size();
+  for (const ShapeExpr &expr : plan.shapeExprs)
+    bytes += 32 + 16 * expr.code.size();
   for (const KernelDesc &k : plan.kernels)
     bytes += 64 + k.name.size() + k.tiling.size() + k.params.size() +
              48 * k.bounds.size();
   for (const Step &s : plan.steps)
-    bytes += 160 + 64 * s.launch.args.size() + 64 +
+    bytes += 200 + 72 * s.launch.args.size() + 64 +
              s.libraryCall.callee.size() + 40 * s.libraryCall.buffers.size() +
              s.libraryCall.payload.size();
   return bytes;
@@ -63,29 +69,43 @@ flatbuffers::Offset<fb::Step> buildStep(flatbuffers::FlatBufferBuilder &b,
     const LaunchStep &l = step.launch;
     std::vector<fb::KernelArg> args;
     std::vector<fb::ArgExtent> extents;
+    std::vector<fb::ArgShapeExprs> exprs;
     args.reserve(l.args.size());
     extents.reserve(l.args.size());
+    bool varies = false;
     for (const KernelArg &a : l.args) {
       args.emplace_back(static_cast<fb::ArgKind>(a.kind), toFb(a.address),
                         a.bits);
       extents.emplace_back(a.extent, static_cast<fb::ArgAccess>(a.access));
+      exprs.emplace_back(a.valueExpr, a.extentExpr);
+      varies |= a.valueExpr != kNoShapeExpr || a.extentExpr != kNoShapeExpr;
     }
+    // Plans of one shape store no expressions (format 1.4 fields).
+    if (!varies)
+      exprs.clear();
+    std::vector<int32_t> gridExprs(l.gridExprs.begin(), l.gridExprs.end());
+    if (gridExprs == std::vector<int32_t>(3, kNoShapeExpr))
+      gridExprs.clear();
     auto argsOffset = b.CreateVectorOfStructs(args);
     auto extentsOffset = b.CreateVectorOfStructs(extents);
+    auto exprsOffset = b.CreateVectorOfStructs(exprs);
+    auto gridExprsOffset = b.CreateVector(gridExprs);
     fb::Dim3 grid = toFb(l.grid), block = toFb(l.block);
-    auto launch =
-        fb::CreateLaunchStep(b, l.kernel, &grid, &block, l.sharedMemoryBytes,
-                             argsOffset, extentsOffset);
+    auto launch = fb::CreateLaunchStep(
+        b, l.kernel, &grid, &block, l.sharedMemoryBytes, argsOffset,
+        extentsOffset, exprsOffset, gridExprsOffset);
     return fb::CreateStep(b, fb::StepKind::LaunchStep, launch.Union());
   }
   case Step::Kind::Copy: {
     fb::Address dst = toFb(step.copy.dst), src = toFb(step.copy.src);
-    auto copy = fb::CreateCopyStep(b, &dst, &src, step.copy.bytes);
+    auto copy =
+        fb::CreateCopyStep(b, &dst, &src, step.copy.bytes, step.copy.bytesExpr);
     return fb::CreateStep(b, fb::StepKind::CopyStep, copy.Union());
   }
   case Step::Kind::Fill: {
     fb::Address dst = toFb(step.fill.dst);
-    auto fill = fb::CreateFillStep(b, &dst, step.fill.bytes, step.fill.value);
+    auto fill = fb::CreateFillStep(b, &dst, step.fill.bytes, step.fill.value,
+                                   step.fill.bytesExpr);
     return fb::CreateStep(b, fb::StepKind::FillStep, fill.Union());
   }
   case Step::Kind::LibraryCall: {
@@ -126,10 +146,32 @@ void buildManifest(flatbuffers::FlatBufferBuilder &b, const PlanContents &plan,
         b, b.CreateString(s.name), s.kind, s.offset, s.bytes->size(), s.crc));
 
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
-  for (const TensorDesc &t : plan.tensors)
-    tensors.push_back(fb::CreateTensor(b, b.CreateString(t.name),
-                                       static_cast<fb::DataType>(t.type),
-                                       b.CreateVector(t.shape), t.isInput));
+  for (const TensorDesc &t : plan.tensors) {
+    std::vector<flatbuffers::Offset<fb::ShapeRange>> profiles;
+    for (const ShapeRange &r : t.profiles)
+      profiles.push_back(fb::CreateShapeRange(b, b.CreateVector(r.min),
+                                              b.CreateVector(r.opt),
+                                              b.CreateVector(r.max)));
+    tensors.push_back(fb::CreateTensor(
+        b, b.CreateString(t.name), static_cast<fb::DataType>(t.type),
+        b.CreateVector(t.shape), t.isInput, b.CreateVector(profiles),
+        b.CreateVector(t.dimExprs)));
+  }
+
+  std::vector<flatbuffers::Offset<fb::ShapeSymbol>> symbols;
+  for (const ShapeSymbol &symbol : plan.symbols) {
+    std::vector<fb::DimRef> dims;
+    for (const DimRef &ref : symbol.dims)
+      dims.emplace_back(ref.tensor, ref.dim);
+    symbols.push_back(fb::CreateShapeSymbol(b, b.CreateVectorOfStructs(dims)));
+  }
+  std::vector<flatbuffers::Offset<fb::ShapeExpr>> shapeExprs;
+  for (const ShapeExpr &expr : plan.shapeExprs) {
+    std::vector<fb::ShapeTerm> code;
+    for (const ShapeExpr::Term &t : expr.code)
+      code.emplace_back(static_cast<fb::ShapeOp>(t.op), t.value);
+    shapeExprs.push_back(fb::CreateShapeExpr(b, b.CreateVectorOfStructs(code)));
+  }
 
   std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
   for (const KernelDesc &k : plan.kernels) {
@@ -161,7 +203,8 @@ void buildManifest(flatbuffers::FlatBufferBuilder &b, const PlanContents &plan,
   auto manifest = fb::CreateManifest(
       b, compatibility, b.CreateVector(sectionOffsets), b.CreateVector(tensors),
       b.CreateVector(kernels), b.CreateVector(images), weightsSection,
-      plan.arenaBytes, b.CreateVector(steps));
+      plan.arenaBytes, b.CreateVector(steps), b.CreateVector(symbols),
+      b.CreateVector(shapeExprs));
   b.Finish(manifest, kManifestIdentifier);
 }
 

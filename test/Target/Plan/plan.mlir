@@ -7,7 +7,7 @@
 // RUN: kiln-plan-info %t.kplan --steps | FileCheck %s
 // RUN: kiln-compile %s --emit=gpu --no-optimize | FileCheck %s --check-prefix=GPU
 
-// CHECK:      format 1.3
+// CHECK:      format 1.4
 // CHECK:      archs: 90
 // CHECK:      ptx isa: 8.0
 // CHECK:      tensors: 4

@@ -68,8 +68,15 @@ public:
   /// The index of the tensor called `name`, or -1 if there is none.
   int findTensor(const std::string &name) const;
 
-  /// Bytes of device memory (the arena) one execution context needs.
+  /// Bytes of device memory (the arena) one execution context needs, at
+  /// the largest shapes of every profile.
   uint64_t deviceMemorySize() const { return plan_.arenaBytes; }
+
+  /// Whether input shapes are set per context (setInputShape): the plan was
+  /// built for a range of shapes (format 1.4).
+  bool hasDynamicShapes() const { return !plan_.symbols.empty(); }
+  /// The plan's optimization profiles (0 for a plan of one shape).
+  int numOptimizationProfiles() const;
 
   /// The plan the engine was made from, as readPlan returned it, less the
   /// bytes of its kernel images and weights: once the module is loaded and
@@ -147,8 +154,46 @@ public:
   /// tensors) for an unknown name, InvalidArgument for a null or misaligned
   /// address of a non-empty tensor.
   Status setTensorAddress(const std::string &name, uint64_t ptr);
+  /// setTensorAddress of a buffer of `bytes` bytes: enqueue refuses shapes
+  /// for which the tensor needs more (InvalidArgument naming the tensor, its
+  /// shape and both sizes).
+  Status setTensorAddress(const std::string &name, uint64_t ptr,
+                          uint64_t bytes);
   /// The address bound to `name`, or 0 (unbound or unknown).
   uint64_t tensorAddress(const std::string &name) const;
+
+  /// Run-time shapes (plans built with --shapes or --max-batch). The
+  /// optimization profile whose ranges setInputShape and enqueue check
+  /// (TensorRT's setOptimizationProfile); 0 at first. Fails
+  /// (InvalidArgument) for an index outside [0, numOptimizationProfiles()),
+  /// leaving the profile as it was.
+  Status setOptimizationProfile(int index);
+  int optimizationProfile() const { return profile_; }
+  /// Sets the shape of input `name` for the next enqueues. Fails, changing
+  /// nothing, with NotFound for an unknown name and InvalidArgument for an
+  /// output or a shape outside the current profile (naming the input, the
+  /// dimension, the value and the range). A static input takes its own
+  /// shape only.
+  Status setInputShape(const std::string &name,
+                       const std::vector<int64_t> &dims);
+  /// The shape of tensor `name` at the shapes set, before any enqueue: an
+  /// input's as set (its plan shape, -1 where dynamic, until then), an
+  /// output's computed by the plan's shape program (-1 where it depends on
+  /// an input whose shape is not set). NotFound for an unknown name,
+  /// InvalidArgument when two set inputs disagree on a size the plan
+  /// computes as one.
+  StatusOr<std::vector<int64_t>> getTensorShape(const std::string &name) const;
+
+  /// The seeds' call (TensorRT 5's `enqueue(batchSize, bindings, stream,
+  /// inputConsumed)`) for a plan whose inputs vary in their first dimension
+  /// only, as `--max-batch` builds them: every input takes `batchSize` as
+  /// its first dimension, tensor i is bound to bindings[i] (plan order), and
+  /// `inputConsumed` (a CUevent or nullptr) is recorded for this call as
+  /// setInputConsumedEvent's is. Fails, enqueueing nothing, for any other
+  /// plan (naming the input), a batch outside the profile or null bindings
+  /// (changing nothing), and as setTensorAddress and enqueue(stream) do.
+  Status enqueue(int32_t batchSize, void *const *bindings, void *stream,
+                 void *inputConsumed);
 
   /// With a profiler, enqueue() records a CUDA event around every step,
   /// waits for the stream and reports each step's GPU time: profiling makes
@@ -166,11 +211,20 @@ public:
   /// instantiates it anew when the driver refuses the update. A profiled
   /// enqueue runs the steps one by one (it needs an event between them). The
   /// stream must not be the legacy default stream, which cannot be captured.
-  /// Off by default.
+  /// Off by default. With run-time shapes, a graph is kept for each shape
+  /// (at most graphCacheSize(), the least recently used one updated to the
+  /// new shape beyond that), so that changing back to a shape launches its
+  /// graph as it was.
   void setCudaGraphs(bool on) { cudaGraphs_ = on; }
   bool cudaGraphs() const { return cudaGraphs_; }
   /// How many times enqueue() captured the steps into a graph.
   int graphCaptures() const { return graphCaptures_; }
+  /// The most graphs kept (8 by default, at least 1); a smaller bound
+  /// destroys the least recently used ones.
+  void setGraphCacheSize(int size);
+  int graphCacheSize() const { return graphCacheSize_; }
+  /// The graphs kept now.
+  int cachedGraphs() const { return static_cast<int>(graphs_.size()); }
 
   /// The input-consumed event (the TensorRT guide's `inputConsumed`): with
   /// one set (a CUevent the application created), enqueue() records it on
@@ -186,7 +240,10 @@ public:
 
   /// Enqueues every step on `stream` (a CUstream; nullptr is the legacy
   /// default stream) and returns without waiting. Fails (InvalidArgument)
-  /// when a tensor is unbound or the arena is not set, DriverError (naming
+  /// when a tensor is unbound or the arena is not set, when a dynamic input
+  /// has no shape or the shapes set are outside the current profile or
+  /// disagree, or a tensor's buffer (setTensorAddress with bytes) is smaller
+  /// than the shapes need; DriverError (naming
   /// the step and kernel) when the driver refuses a launch, copy or fill,
   /// and with a library-call handler's status (naming the step and callee)
   /// when the handler fails.
@@ -222,13 +279,40 @@ private:
   Status enqueueSteps(void *stream, bool recordInputConsumed);
   /// Captures the steps (again) when needed, then launches the graph.
   Status enqueueGraph(void *stream);
-  void destroyGraph();
+  void destroyGraph(void *exec);
+  /// Every kept graph is to be captured again (an address changed).
+  void markGraphsStale();
   bool cudaGraphs_ = false;
-  /// The instantiated graph (a CUgraphExec), and whether an address changed
-  /// since it was captured.
-  void *graphExec_ = nullptr;
-  bool graphStale_ = true;
+  /// An instantiated graph (a CUgraphExec) of the steps at the shapes
+  /// `symbols` (none for a plan of one shape), and whether an address
+  /// changed since it was captured. Least recently launched first.
+  struct CachedGraph {
+    std::vector<int64_t> symbols;
+    void *exec = nullptr;
+    bool stale = true;
+  };
+  std::vector<CachedGraph> graphs_;
+  int graphCacheSize_ = 8;
   int graphCaptures_ = 0;
+
+  /// Run-time shapes (ContextShapes.cpp). Checks the shapes set and writes
+  /// the shape expressions' values into the steps when they changed.
+  Status bindShapes();
+  /// Each symbol's value from the inputs' shapes set, -1 where none is;
+  /// fails when set inputs disagree, or (`all`) when a dynamic input has no
+  /// shape.
+  Status resolveSymbols(std::vector<int64_t> &symbols, bool all) const;
+  /// The shape of tensor `index` at the bound shapes.
+  std::vector<int64_t> boundShape(size_t index) const;
+  int profile_ = 0;
+  /// Per tensor: the shape set for an input (empty until then).
+  std::vector<std::vector<int64_t>> inputShapes_;
+  /// Per tensor: the bytes of its buffer, UINT64_MAX when not given.
+  std::vector<uint64_t> tensorCapacity_;
+  /// The symbols and expression values the steps hold (empty before the
+  /// first enqueue), and the symbol values already verified.
+  std::vector<int64_t> boundSymbols_, boundExprs_;
+  std::vector<std::vector<int64_t>> verifiedShapes_;
   void *inputConsumed_ = nullptr;
   int64_t lastInputReader_ = -1;
 };

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,16 @@ struct Address {
   uint64_t offset = 0;
 };
 
+/// The shapes an input with dynamic dimensions may take in one optimization
+/// profile (TensorRT's min/opt/max): each of the input's rank, equal to its
+/// shape where that is static, min <= opt <= max elsewhere.
+struct ShapeRange {
+  std::vector<int64_t> min, opt, max;
+};
+
+/// The index of no shape expression (format 1.4).
+constexpr int32_t kNoShapeExpr = -1;
+
 /// An I/O tensor of the network.
 struct TensorDesc {
   std::string name;
@@ -84,20 +95,69 @@ struct TensorDesc {
   /// -1 for a dynamic dimension (run-time shapes).
   std::vector<int64_t> shape;
   bool isInput = true;
-  /// For an input with dynamic dimensions: the shapes it may take (its
-  /// optimization profile, TensorRT's min/opt/max); empty otherwise.
-  std::vector<int64_t> minShape = {}, optShape = {}, maxShape = {};
+  /// For an input with dynamic dimensions: its range in each optimization
+  /// profile of the plan (format 1.4); empty otherwise.
+  std::vector<ShapeRange> profiles = {};
+  /// For an output with dynamic dimensions (format 1.4): for each dimension,
+  /// the index in PlanContents::shapeExprs of the expression that computes
+  /// it from the inputs' dimensions, kNoShapeExpr where it is static. Empty
+  /// for a static output and for inputs.
+  std::vector<int32_t> dimExprs = {};
 
   int64_t numElements() const;
   int64_t numBytes() const { return numElements() * dataTypeBytes(type); }
   bool isDynamic() const;
 };
 
-/// Whether `dims` is a shape `desc` may take: its rank, its static
-/// dimensions, and each dynamic one within the profile's range. The error
-/// (InvalidArgument) names the input, the dimension, the value and the
-/// range.
-Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims);
+/// Whether `dims` is a shape `desc` may take in optimization profile
+/// `profile`: its rank, its static dimensions, and each dynamic one within
+/// the profile's range. The error (InvalidArgument) names the input, the
+/// dimension, the value and the range.
+Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims,
+                  size_t profile = 0);
+
+/// A dynamic dimension of an input: dimension `dim` of tensor `tensor`.
+struct DimRef {
+  uint32_t tensor = 0;
+  uint32_t dim = 0;
+};
+
+/// A size that is known only when the inputs' shapes are (format 1.4): the
+/// dynamic input dimensions that are equal to it. Exporters name one batch
+/// apart in each input (tf2onnx's ids and mask); the compiler joins the
+/// dimensions that meet, and the runtime refuses shapes where they differ.
+struct ShapeSymbol {
+  std::vector<DimRef> dims;
+};
+
+/// A size computed from the symbols when the shapes are set (format 1.4):
+/// a postfix program on a stack of integers. Every operation is
+/// non-decreasing in every symbol (constants are >= 0, divisors > 0), so a
+/// value lies between its value at the profiles' smallest and largest
+/// symbols, which is what the reader checks.
+struct ShapeExpr {
+  enum class Op : uint8_t {
+    /// Pushes `value` (>= 0).
+    Const,
+    /// Pushes symbol `value`.
+    Symbol,
+    /// Pop b, pop a, push a + b (Add), a * b, min(a, b), max(a, b).
+    Add,
+    Mul,
+    Min,
+    Max,
+    /// Replace a with ceil(a / value) or floor(a / value), value > 0.
+    CeilDiv,
+    FloorDiv,
+  };
+  struct Term {
+    Op op = Op::Const;
+    int64_t value = 0;
+  };
+  std::vector<Term> code;
+};
+/// The most terms one ShapeExpr may have.
+constexpr size_t kMaxShapeExprTerms = 256;
 
 /// One kernel parameter as passed to cuLaunchKernel.
 struct KernelArg {
@@ -130,6 +190,12 @@ struct KernelArg {
   uint64_t extent = 0;
   /// For Pointer: how the kernel uses those bytes. None for immediates.
   Access access = Access::None;
+  /// Format 1.4, in a plan with dynamic shapes: for I32 and I64, the shape
+  /// expression that gives the value at the bound shapes; for Pointer, the
+  /// one that gives the extent. `bits` or `extent` holds the value at the
+  /// largest shapes. kNoShapeExpr when it does not vary.
+  int32_t valueExpr = kNoShapeExpr;
+  int32_t extentExpr = kNoShapeExpr;
 };
 
 /// A kernel launch.
@@ -140,12 +206,18 @@ struct LaunchStep {
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t sharedMemoryBytes = 0;
   std::vector<KernelArg> args;
+  /// Format 1.4: the shape expressions of the grid's dimensions that vary
+  /// with the shapes (`grid` holds their values at the largest shapes).
+  std::array<int32_t, 3> gridExprs{kNoShapeExpr, kNoShapeExpr, kNoShapeExpr};
 };
 
 /// cuMemcpyDtoDAsync(dst, src, bytes); the ranges must not overlap.
 struct CopyStep {
   Address dst, src;
   uint64_t bytes = 0;
+  /// Format 1.4: the expression of `bytes` when it varies with the shapes
+  /// (`bytes` holds its value at the largest shapes).
+  int32_t bytesExpr = kNoShapeExpr;
 };
 
 /// cuMemsetD8Async(dst, value, bytes).
@@ -153,6 +225,8 @@ struct FillStep {
   Address dst;
   uint64_t bytes = 0;
   uint8_t value = 0;
+  /// As CopyStep::bytesExpr.
+  int32_t bytesExpr = kNoShapeExpr;
 };
 
 /// A device buffer a library call reads or writes: `bytes` at `address`.
@@ -259,9 +333,16 @@ struct PlanContents {
   std::vector<KernelImage> images;
   /// Uploaded once per engine; MemorySpace::Weights addresses point here.
   std::string weights;
-  /// Bytes of device memory one execution context needs.
+  /// Bytes of device memory one execution context needs, at the largest
+  /// shapes of every profile.
   uint64_t arenaBytes = 0;
   std::vector<Step> steps;
+  /// Run-time shapes (format 1.4): the sizes that vary, and the expressions
+  /// of the sizes computed from them (output dimensions, grids, integer
+  /// arguments, extents, copied and filled bytes). Empty for a plan of one
+  /// shape.
+  std::vector<ShapeSymbol> symbols;
+  std::vector<ShapeExpr> shapeExprs;
 };
 
 /// The current file format version. A reader accepts the same major version
@@ -269,9 +350,10 @@ struct PlanContents {
 /// kernel signatures and argument extents (a file of 1.0 or 1.1 with launch
 /// steps is refused: it cannot be checked), 1.3 the bounds of integer
 /// kernel parameters (a file of 1.2 or older with a kernel that takes an
-/// integer is refused for the same reason).
+/// integer is refused for the same reason), 1.4 run-time shapes (profiles,
+/// symbols and shape expressions).
 constexpr uint32_t kPlanFormatMajor = 1;
-constexpr uint32_t kPlanFormatMinor = 3;
+constexpr uint32_t kPlanFormatMinor = 4;
 /// Sections (kernel images, weights) start at multiples of this.
 constexpr uint64_t kPlanSectionAlignment = 256;
 /// The largest arena a plan may ask for (1 TiB).
@@ -294,6 +376,28 @@ constexpr uint32_t kMaxSharedMemoryBytes = 232448;
 /// its handler's business: only its buffers' ranges are checked.) Fails with
 /// InvalidArgument naming the first problem.
 Status verifyPlan(const PlanContents &plan);
+
+/// The number of optimization profiles of `plan`: that of its dynamic
+/// inputs (verified plans give each the same), 0 for a plan of one shape.
+size_t numProfiles(const PlanContents &plan);
+
+/// The shape of tensor `index` of a verified plan at the largest shapes of
+/// every profile (its shape when static): what its buffers must hold for
+/// any shape. Empty for an index out of range.
+std::vector<int64_t> largestShape(const PlanContents &plan, size_t index);
+
+/// The value of `expr` at `symbols`, or nullopt when it overflows 2^63 - 1
+/// or is malformed (verifyPlan refuses both at the largest shapes).
+std::optional<int64_t> evaluateShapeExpr(const ShapeExpr &expr,
+                                         const std::vector<int64_t> &symbols);
+
+/// Checks what depends on the shapes at the symbol values `symbols` of a
+/// verified plan with run-time shapes (the values within its profiles):
+/// every integer argument within its kernel's bounds and the extents of
+/// its pointers, every range in a tensor inside that tensor's bytes at
+/// those shapes. InvalidArgument naming the step otherwise.
+Status verifyPlanAtShapes(const PlanContents &plan,
+                          const std::vector<int64_t> &symbols);
 
 /// Serializes `plan`; fails (InvalidArgument) when the plan is inconsistent,
 /// with the same checks readPlan applies (verifyPlan).

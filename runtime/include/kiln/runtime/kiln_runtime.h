@@ -204,10 +204,12 @@ kiln_status kiln_engine_tensor_data_type(const kiln_engine *engine, int index,
 kiln_status kiln_engine_tensor_rank(const kiln_engine *engine, int index,
                                     int *rank);
 /// Writes the rank's dimensions to `dims`, which has room for `capacity`
-/// (at least the rank; `dims` may be NULL for rank 0).
+/// (at least the rank; `dims` may be NULL for rank 0); -1 for a dimension
+/// that varies (run-time shapes: kiln_context_get_tensor_shape gives it).
 kiln_status kiln_engine_tensor_dims(const kiln_engine *engine, int index,
                                     int64_t *dims, int capacity);
-/// Its size in bytes: elements times the element size.
+/// Its size in bytes: elements times the element size; for a tensor whose
+/// shape varies, at its largest shape.
 kiln_status kiln_engine_tensor_bytes(const kiln_engine *engine, int index,
                                      uint64_t *bytes);
 /// 1 for an input, 0 for an output.
@@ -220,6 +222,9 @@ kiln_status kiln_engine_find_tensor(const kiln_engine *engine, const char *name,
 /// Bytes of device memory (the arena) one context needs.
 kiln_status kiln_engine_device_memory_size(const kiln_engine *engine,
                                            uint64_t *bytes);
+/// The plan's optimization profiles: 0 for a plan of one shape.
+kiln_status kiln_engine_num_optimization_profiles(const kiln_engine *engine,
+                                                  int *count);
 
 //===----------------------------------------------------------------------===//
 // Execution context: runs an engine's steps
@@ -254,6 +259,37 @@ kiln_status kiln_context_set_cuda_graphs(kiln_context *context, int enabled);
 /// (ExecutionContext::setInputConsumedEvent).
 kiln_status kiln_context_set_input_consumed_event(kiln_context *context,
                                                   void *event);
+/// Binds tensor `name` to a buffer of `bytes` bytes at `ptr`: enqueue
+/// refuses shapes for which the tensor needs more.
+kiln_status kiln_context_set_tensor_buffer(kiln_context *context,
+                                           const char *name, uint64_t ptr,
+                                           uint64_t bytes);
+
+/// Run-time shapes (ExecutionContext::setOptimizationProfile,
+/// setInputShape, getTensorShape). The profile the shapes are checked
+/// against (0 at first).
+kiln_status kiln_context_set_optimization_profile(kiln_context *context,
+                                                  int index);
+/// Input `name` takes the `rank` dimensions `dims` for the next enqueues;
+/// refused (naming the input, the dimension, the value and the range)
+/// outside the current profile.
+kiln_status kiln_context_set_input_shape(kiln_context *context,
+                                         const char *name, const int64_t *dims,
+                                         int rank);
+/// Tensor `name`'s shape at the shapes set (an output's computed before any
+/// enqueue; -1 where an input it needs has no shape): its rank in *rank and
+/// its dimensions in `dims`, which has room for `capacity`.
+kiln_status kiln_context_get_tensor_shape(const kiln_context *context,
+                                          const char *name, int64_t *dims,
+                                          int capacity, int *rank);
+/// The seeds' enqueue(batchSize, bindings, stream, inputConsumed) for plans
+/// whose inputs vary in their first dimension only (--max-batch): every
+/// input takes `batch_size` rows, tensor i is bound to bindings[i].
+kiln_status kiln_context_enqueue_batch(kiln_context *context,
+                                       int32_t batch_size,
+                                       void *const *bindings, void *stream,
+                                       void *input_consumed);
+
 /// Enqueues every step on `stream` (NULL: the legacy default stream) and
 /// returns without waiting.
 kiln_status kiln_context_enqueue(kiln_context *context, void *stream);

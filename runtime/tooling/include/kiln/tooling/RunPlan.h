@@ -32,7 +32,8 @@ using TensorReader =
 rt::StatusOr<std::vector<HostTensor>>
 makeInputs(const std::vector<rt::TensorDesc> &specs,
            const std::map<std::string, HostTensor> &given, unsigned seed,
-           std::ostream &out);
+           std::ostream &out,
+           const std::map<std::string, std::vector<int64_t>> &shapes = {});
 
 struct ReportOptions {
   /// Output K is also compared with (*expected)[K], described as
@@ -71,6 +72,9 @@ void printProfile(std::ostream &out, int runs,
 struct PlanRunOptions : ReportOptions {
   /// Inputs by name; the others are random.
   std::map<std::string, HostTensor> inputs;
+  /// The shapes of random dynamic inputs (--run-shape); others of theirs
+  /// take their profile's opt shape.
+  std::map<std::string, std::vector<int64_t>> shapes;
   unsigned seed = 1;
   /// Timed runs after warmup runs (0: no timing).
   int warmup = 10, iterations = 0;
