@@ -32,7 +32,8 @@ bool isCudaDevice(int deviceType);
 struct Expected {
   const std::string &name;
   int type;
-  const std::vector<int64_t> &shape;
+  /// A copy: with run-time shapes it is computed per run.
+  std::vector<int64_t> shape;
   int deviceOrdinal;
 };
 

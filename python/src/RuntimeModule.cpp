@@ -17,6 +17,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -249,6 +250,7 @@ struct ExecutionContext {
   /// while bound), or None.
   std::vector<py::object> held;
   bool cudaGraphs = false;
+  int profile = 0;
   /// Set while run or enqueue runs (they release the GIL): a context serves
   /// one thread at a time.
   bool busy = false;
@@ -309,7 +311,54 @@ struct ExecutionContext {
   }
 
   Expected expected(const TensorInfo &t) const {
-    return Expected{t.name, t.type, t.shape, engine->runtime->device.ordinal};
+    return Expected{t.name, t.type, shapeOf(t),
+                    engine->runtime->device.ordinal};
+  }
+
+  /// `t`'s shape at the shapes set: the engine's for a static tensor, else
+  /// as set (an input) or computed from the inputs' (an output).
+  std::vector<int64_t> shapeOf(const TensorInfo &t) const {
+    if (!isDynamic(t))
+      return t.shape;
+    std::vector<int64_t> dims(t.shape.size());
+    int rank = 0;
+    check(kiln_context_get_tensor_shape(handle, t.name.c_str(), dims.data(),
+                                        int(dims.size()), &rank));
+    return dims;
+  }
+
+  /// The bytes of `t` at `shape`.
+  static uint64_t bytesOf(const TensorInfo &t,
+                          const std::vector<int64_t> &shape) {
+    // numpy's own attribute: pybind11's itemsize() reads numpy 1's layout.
+    uint64_t bytes = numpyDtype(t.type).attr("itemsize").cast<uint64_t>();
+    for (int64_t d : shape)
+      bytes *= uint64_t(d);
+    return bytes;
+  }
+
+  /// Each dynamic input in `values` takes the shape of its value (a numpy
+  /// array, anything with a .shape, or what numpy makes of it).
+  void setShapes(const py::dict &values) {
+    for (const TensorInfo &t : engine->tensors) {
+      py::str key(t.name);
+      if (!t.isInput || !isDynamic(t) || !values.contains(key))
+        continue;
+      py::object value = values[key];
+      py::object shape = py::hasattr(value, "shape")
+                             ? value.attr("shape")
+                             : py::array::ensure(value).attr("shape");
+      std::vector<int64_t> dims;
+      for (py::handle d : py::tuple(shape))
+        dims.push_back(d.cast<int64_t>());
+      check(kiln_context_set_input_shape(handle, t.name.c_str(), dims.data(),
+                                         int(dims.size())));
+    }
+  }
+
+  static bool isDynamic(const TensorInfo &t) {
+    return std::any_of(t.shape.begin(), t.shape.end(),
+                       [](int64_t d) { return d < 0; });
   }
 
   /// Binds `value` when it is a torch CUDA tensor and the work runs on
@@ -371,6 +420,8 @@ struct ExecutionContext {
                             : torchStream        ? *torchStream
                                           : reinterpret_cast<uint64_t>(stream);
     void *runStream = reinterpret_cast<void *>(streamHandle);
+    // Run-time shapes: the inputs' before anything is bound.
+    setShapes(inputs);
     // Host arrays to copy back after the run: (tensor, destination or None).
     std::vector<std::pair<const TensorInfo *, py::object>> copyBack;
     for (const TensorInfo &t : engine->tensors) {
@@ -393,11 +444,12 @@ struct ExecutionContext {
         bindDLPack(t, value, *device, streamHandle);
         continue;
       }
-      py::array host = hostArray(value, t.name, t.type, t.shape, !t.isInput);
+      std::vector<int64_t> shape = shapeOf(t);
+      py::array host = hostArray(value, t.name, t.type, shape, !t.isInput);
       uint64_t buffer = stagingBuffer(t);
       if (t.isInput)
         check(kiln_runtime_copy_to_device(runtime(), buffer, host.data(),
-                                          t.bytes));
+                                          bytesOf(t, shape)));
       else
         copyBack.emplace_back(&t, host);
       bind(t, buffer);
@@ -415,10 +467,12 @@ struct ExecutionContext {
       if (!t.isInput && given.contains(py::str(t.name)))
         results[py::str(t.name)] = given[py::str(t.name)];
     for (auto &[t, destination] : copyBack) {
-      py::array host = destination.is_none() ? newArray(t->type, t->shape)
+      std::vector<int64_t> shape = shapeOf(*t);
+      py::array host = destination.is_none() ? newArray(t->type, shape)
                                              : destination.cast<py::array>();
       check(kiln_runtime_copy_to_host(runtime(), host.mutable_data(),
-                                      staging[t->index]->ptr, t->bytes));
+                                      staging[t->index]->ptr,
+                                      bytesOf(*t, shape)));
       results[py::str(t->name)] = host;
     }
     return results;
@@ -430,6 +484,7 @@ struct ExecutionContext {
     // dict.
     py::list items(bindings.attr("items")());
     std::optional<uint64_t> torchStream = torchStreamFor({bindings});
+    setShapes(py::dict(bindings));
     for (py::handle entry : items) {
       py::tuple item = entry.cast<py::tuple>();
       py::object name = item[0], value = item[1];
@@ -603,6 +658,15 @@ PYBIND11_MODULE(_runtime, m) {
             return bytes;
           },
           "Bytes of device memory (the arena) one context needs.")
+      .def_property_readonly(
+          "num_optimization_profiles",
+          [](const Engine &e) {
+            int count = 0;
+            check(kiln_engine_num_optimization_profiles(e.handle, &count));
+            return count;
+          },
+          "The plan's optimization profiles (0 for a plan of one shape); a "
+          "tensor's shape has -1 where it varies.")
       .def("create_execution_context", &createContext,
            "A context with its own arena (TensorRT's IExecutionContext).");
 
@@ -642,6 +706,35 @@ PYBIND11_MODULE(_runtime, m) {
           },
           "Set True to capture the steps into a CUDA graph once and launch "
           "the graph (enqueue's stream must not be 0).")
+      .def(
+          "set_input_shape",
+          [](ExecutionContext &c, const std::string &name,
+             const std::vector<int64_t> &shape) {
+            check(kiln_context_set_input_shape(
+                c.handle, name.c_str(), shape.data(), int(shape.size())));
+          },
+          py::arg("name"), py::arg("shape"),
+          "Run-time shapes: input `name` takes `shape` for the next runs, "
+          "within the current optimization profile (run() sets it from its "
+          "arrays).")
+      .def(
+          "get_tensor_shape",
+          [](const ExecutionContext &c, const std::string &name) {
+            return py::tuple(
+                py::cast(c.shapeOf(c.tensor(name, "get_tensor_shape"))));
+          },
+          py::arg("name"),
+          "Tensor `name`'s shape at the shapes set, outputs included, before "
+          "any run (-1 where an input it needs has none).")
+      .def_property(
+          "optimization_profile",
+          [](const ExecutionContext &c) { return c.profile; },
+          [](ExecutionContext &c, int index) {
+            check(kiln_context_set_optimization_profile(c.handle, index));
+            c.profile = index;
+          },
+          "The optimization profile whose ranges the shapes are checked "
+          "against (0 at first).")
       .def_property_readonly(
           "engine", [](const ExecutionContext &c) { return c.engine; });
 

@@ -85,3 +85,18 @@ def gpu_runtime():
         return kiln.Runtime()
     except (kiln.DriverUnavailableError, kiln.NoDeviceError) as error:
         pytest.skip(f"no GPU: {error}")
+
+
+@pytest.fixture
+def dynamic_add_plan(tmp_path):
+    """(plan bytes, w): out = (a + w) + b over ?x4 floats, 1 to 64 rows (run-time
+    shapes, plan format 1.4)."""
+    w = np.random.default_rng(5).uniform(-100, 100, (64, 4)).astype(np.float32)
+    weights = tmp_path / "w-dynamic.f32"
+    w.tofile(weights)
+    plan = tmp_path / "dynamic-add.kplan"
+    subprocess.run(
+        [_env("KILN_WRITE_TEST_PLAN"), "--dynamic", str(plan), "64", str(weights)],
+        check=True,
+    )
+    return plan.read_bytes(), w

@@ -308,3 +308,45 @@ def test_plans_with_plugins_need_their_library(fake_runtime, tmp_path):
     x = random_inputs()["a"]
     out = fake_runtime.load(plan).create_execution_context().run({"x": x})["out"]
     np.testing.assert_array_equal(out, np.clip(x, -10, 25))
+
+
+def test_run_takes_any_shape_of_the_profile(fake_runtime, dynamic_add_plan):
+    plan, w = dynamic_add_plan
+    engine = fake_runtime.deserialize(plan)
+    assert engine.num_optimization_profiles == 1
+    by_name = {t.name: t for t in engine.tensors}
+    assert by_name["a"].shape == (-1, 4)
+    assert by_name["out"].nbytes == 64 * 4 * 4  # at the largest shape
+    context = engine.create_execution_context()
+    rng = np.random.default_rng(3)
+    for rows in (1, 7, 8, 33, 64, 7):
+        a = rng.standard_normal((rows, 4)).astype(np.float32)
+        b = rng.standard_normal((rows, 4)).astype(np.float32)
+        out = context.run({"a": a, "b": b})["out"]
+        assert out.shape == (rows, 4)
+        np.testing.assert_array_equal(out, (a + w[:rows]) + b)
+        assert context.get_tensor_shape("out") == (rows, 4)
+
+
+def test_run_refuses_shapes_outside_the_profile(fake_runtime, dynamic_add_plan):
+    plan, _ = dynamic_add_plan
+    context = fake_runtime.deserialize(plan).create_execution_context()
+    a = np.zeros((65, 4), np.float32)
+    with pytest.raises(kiln.InvalidArgumentError, match=r"input 'a' dimension 0 is 65, "
+                       r"outside its profile's range \[1, 64\]"):
+        context.run({"a": a, "b": a})
+    with pytest.raises(kiln.InvalidArgumentError, match=r"the plan computes them as one size"):
+        context.run({"a": np.zeros((3, 4), np.float32),
+                     "b": np.zeros((5, 4), np.float32)})
+    with pytest.raises(kiln.InvalidArgumentError, match=r"has rank 1"):
+        context.set_input_shape("a", [12])
+    with pytest.raises(kiln.InvalidArgumentError, match=r"profile 1 does not exist"):
+        context.optimization_profile = 1
+    # Still usable; b keeps the 5 rows set last.
+    context.set_input_shape("a", [2, 4])
+    with pytest.raises(kiln.InvalidArgumentError, match=r"input 'b' dimension 0 is 5"):
+        context.get_tensor_shape("out")
+    context.set_input_shape("b", [2, 4])
+    assert context.get_tensor_shape("out") == (2, 4)
+    ones = np.ones((2, 4), np.float32)
+    assert context.run({"a": ones, "b": ones})["out"].shape == (2, 4)
