@@ -291,10 +291,12 @@ struct ExecutionContext {
     return engine->tensors[it->second];
   }
 
-  /// Binds `t` to `ptr`, keeping `owner` (a DLPack capsule, or None) alive
-  /// while it stays bound.
-  void bind(const TensorInfo &t, uint64_t ptr, py::object owner = py::none()) {
-    check(kiln_context_set_tensor_address(handle, t.name.c_str(), ptr));
+  /// Binds `t` to `ptr`, a buffer of `bytes` bytes (the runtime refuses
+  /// shapes that need more), keeping `owner` (a DLPack capsule, or None)
+  /// alive while it stays bound.
+  void bind(const TensorInfo &t, uint64_t ptr, uint64_t bytes,
+            py::object owner = py::none()) {
+    check(kiln_context_set_tensor_buffer(handle, t.name.c_str(), ptr, bytes));
     if (held.empty())
       held.resize(engine->tensors.size(), py::none());
     held[t.index] = std::move(owner);
@@ -305,9 +307,10 @@ struct ExecutionContext {
   void bindDLPack(const TensorInfo &t, py::handle value,
                   std::pair<int, int> device, uint64_t streamHandle) {
     py::object capsule;
-    uint64_t ptr =
-        takeDLPack(value, device, expected(t), streamHandle, capsule);
-    bind(t, ptr, std::move(capsule));
+    Expected want = expected(t);
+    uint64_t ptr = takeDLPack(value, device, want, streamHandle, capsule);
+    // takeDLPack checked that the tensor has the shape wanted.
+    bind(t, ptr, bytesOf(t, want.shape), std::move(capsule));
   }
 
   Expected expected(const TensorInfo &t) const {
@@ -370,7 +373,8 @@ struct ExecutionContext {
     if (!torchStream || *torchStream != streamHandle ||
         !isTorchCudaTensor(value))
       return false;
-    bind(t, torchAddress(value, expected(t)),
+    Expected want = expected(t);
+    bind(t, torchAddress(value, want), bytesOf(t, want.shape),
          py::reinterpret_borrow<py::object>(value));
     return true;
   }
@@ -432,7 +436,7 @@ struct ExecutionContext {
           raiseStatus(1, "run: no value for input '" + t.name +
                              "' (the engine's inputs: " +
                              listNames(engine->names(true)) + ")");
-        bind(t, stagingBuffer(t));
+        bind(t, stagingBuffer(t), t.bytes);
         copyBack.emplace_back(&t, py::none());
         continue;
       }
@@ -452,7 +456,7 @@ struct ExecutionContext {
                                           bytesOf(t, shape)));
       else
         copyBack.emplace_back(&t, host);
-      bind(t, buffer);
+      bind(t, buffer, t.bytes);
     }
     kiln_status status;
     {
@@ -694,7 +698,7 @@ PYBIND11_MODULE(_runtime, m) {
       .def(
           "set_tensor_address",
           [](ExecutionContext &c, const std::string &name, uint64_t ptr) {
-            c.bind(c.tensor(name, "set_tensor_address"), ptr);
+            c.bind(c.tensor(name, "set_tensor_address"), ptr, UINT64_MAX);
           },
           py::arg("name"), py::arg("ptr"),
           "Binds tensor `name` to device address `ptr` (an int).")

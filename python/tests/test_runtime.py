@@ -350,3 +350,26 @@ def test_run_refuses_shapes_outside_the_profile(fake_runtime, dynamic_add_plan):
     assert context.get_tensor_shape("out") == (2, 4)
     ones = np.ones((2, 4), np.float32)
     assert context.run({"a": ones, "b": ones})["out"].shape == (2, 4)
+
+
+def test_enqueue_refuses_a_bound_output_too_small_for_new_shapes(
+    fake_runtime, dynamic_add_plan
+):
+    plan, w = dynamic_add_plan
+    context = fake_runtime.deserialize(plan).create_execution_context()
+    rng = np.random.default_rng(4)
+    a4, b4 = (rng.standard_normal((4, 4)).astype(np.float32) for _ in range(2))
+    out4 = fake_runtime.empty((4, 4), "float32")
+    context.enqueue(
+        {"a": fake_runtime.to_device(a4), "b": fake_runtime.to_device(b4), "out": out4},
+        stream=0,
+    )
+    fake_runtime.synchronize(0)
+    np.testing.assert_array_equal(out4.numpy(), (a4 + w[:4]) + b4)
+    # 8 rows into the 4-row output still bound: refused, nothing written.
+    a8 = fake_runtime.to_device(np.ones((8, 4), np.float32))
+    with pytest.raises(kiln.InvalidArgumentError,
+                       match=r"output 'out' of shape 8x4 needs 128 bytes, but "
+                       r"its buffer holds 64"):
+        context.enqueue({"a": a8, "b": a8}, stream=0)
+    np.testing.assert_array_equal(out4.numpy(), (a4 + w[:4]) + b4)

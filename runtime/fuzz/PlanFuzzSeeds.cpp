@@ -19,6 +19,9 @@ std::vector<std::pair<std::string, std::string>> planFuzzSeeds() {
       "\x05payload"));
   plans.emplace_back("small-call.kplan", small);
   plans.emplace_back("add.kplan", test::addPlan(64, test::randomFloats(64, 1)));
+  // Format 1.4: profiles, symbols and shape expressions.
+  plans.emplace_back("dynamic-add.kplan",
+                     test::dynamicAddPlan(16, test::randomFloats(64, 2)));
   plans.emplace_back("empty.kplan", PlanContents());
   PlanContents noLaunches = test::makeFullPlan();
   std::vector<Step> steps;

@@ -380,13 +380,15 @@ TEST(RunTimeShapesPlan, VerifierRefusesInconsistentShapePrograms) {
   refused([](PlanContents &p) { p.symbols[0].dims[0].dim = 1; },
           "symbol 0 names dimension 1 of input 'a' (shape ?x4), expected a "
           "dynamic one");
+  // One size, one range: else an input's own range would admit sizes
+  // beyond the buffers sized at the largest shapes.
   refused(
       [](PlanContents &p) {
-        p.tensors[0].profiles[0] = {{1, 4}, {8, 4}, {8, 4}};
-        p.tensors[1].profiles[0] = {{9, 4}, {9, 4}, {64, 4}};
+        p.tensors[1].profiles[0] = {{1, 4}, {8, 4}, {32, 4}};
       },
-      "profile 0: symbol 0 must be equal in dimensions whose ranges do not "
-      "meet: input 'a' dimension 0 [1, 8], input 'b' dimension 0 [9, 64]");
+      "profile 0: input 'b' dimension 0 has range [1, 32], but input 'a' "
+      "dimension 0, the same size (symbol 0), has [1, 64]: give them one "
+      "range");
   refused([](PlanContents &p) { p.tensors[2].dimExprs = {}; },
           "output 'out' has 0 dimension expression(s)");
   refused([](PlanContents &p) { p.shapeExprs[0].code.pop_back(); },
@@ -429,6 +431,9 @@ TEST(RunTimeShapesPlan, VerifiedPerShape) {
   PlanContents plan = dynamicAddPlan(kMaxRows, w);
   ASSERT_TRUE(verifyPlanAtShapes(plan, {1}));
   ASSERT_TRUE(verifyPlanAtShapes(plan, {kMaxRows}));
+  EXPECT_EQ(verifyPlanAtShapes(plan, {kMaxRows + 1}).message(),
+            "symbol 0 is 65, outside its range [1, 64]");
+  EXPECT_FALSE(verifyPlanAtShapes(plan, {-1}));
   // An extent that does not shrink with the input reaches past it at
   // smaller shapes: the plan is refused there, not at its largest.
   plan.steps[2].launch.args[1].extentExpr = kNoShapeExpr;

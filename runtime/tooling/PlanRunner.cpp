@@ -27,13 +27,15 @@ PlanRunner::create(rt::Runtime &runtime, const std::string &plan) {
   if (!context.isOk())
     return context.status();
   runner->context = std::move(*context);
+  std::vector<std::vector<int64_t>> largestShapes =
+      rt::largestShapes(runner->engine_->plan());
   for (int i = 0; i < runner->engine_->numTensors(); ++i) {
     const rt::TensorDesc &desc = runner->engine_->tensor(i);
     (desc.isInput ? runner->inputSpecs : runner->outputSpecs).push_back(desc);
     // A dynamic tensor's buffer holds its largest shape; zero-size tensors
     // still get a (1-byte) buffer to bind.
     rt::TensorDesc largest = desc;
-    largest.shape = rt::largestShape(runner->engine_->plan(), i);
+    largest.shape = largestShapes[i];
     uint64_t bytes = std::max<int64_t>(largest.numBytes(), 1);
     auto ptr = runtime.allocate(bytes);
     if (!ptr.isOk())

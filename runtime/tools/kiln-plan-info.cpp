@@ -179,7 +179,7 @@ std::string exprMark(int32_t expr) {
 /// The symbols, each input's profiles and the shape expressions (format
 /// 1.4): nothing for a plan of one shape.
 void printShapes(const PlanContents &plan) {
-  if (plan.symbols.empty())
+  if (plan.symbols.empty() && plan.shapeExprs.empty())
     return;
   std::printf("profiles: %zu\n", numProfiles(plan));
   for (const TensorDesc &t : plan.tensors)
@@ -317,11 +317,13 @@ void print(const std::string &path, const std::string &bytes,
   printField("build options", c.buildOptions);
 
   std::printf("tensors: %zu\n", plan.tensors.size());
+  std::vector<std::vector<int64_t>> largestShapes =
+      kiln::rt::largestShapes(plan);
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const TensorDesc &t = plan.tensors[i];
     // A dynamic tensor's size at the largest shapes.
     TensorDesc largest = t;
-    largest.shape = largestShape(plan, i);
+    largest.shape = largestShapes[i];
     std::string bytes = (t.isDynamic() ? "at most " : "") +
                         std::to_string(largest.numBytes()) + " bytes";
     std::printf("  tensor %zu: %-6s %s %s %s (%s)\n", i,

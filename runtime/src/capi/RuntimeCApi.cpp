@@ -70,6 +70,8 @@ struct kiln_runtime {
 struct kiln_engine {
   kiln_runtime *owner;
   std::unique_ptr<Engine> engine;
+  /// Every tensor's shape at the largest shapes (its shape when static).
+  std::vector<std::vector<int64_t>> largestShapes;
   std::atomic<int> contexts{0};
 };
 
@@ -353,6 +355,7 @@ kiln_status kiln_engine_deserialize(kiln_runtime *runtime, const void *data,
     auto handle = std::make_unique<kiln_engine>();
     handle->owner = runtime;
     handle->engine = std::move(*loaded);
+    handle->largestShapes = largestShapes(handle->engine->plan());
     ++runtime->engines;
     *engine = handle.release();
     return Status::ok();
@@ -455,7 +458,7 @@ kiln_status kiln_engine_tensor_bytes(const kiln_engine *engine, int index,
         !s)
       return s;
     kiln::rt::TensorDesc largest = engine->engine->tensor(index);
-    largest.shape = kiln::rt::largestShape(engine->engine->plan(), index);
+    largest.shape = engine->largestShapes[index];
     *bytes = static_cast<uint64_t>(largest.numBytes());
     return Status::ok();
   });
@@ -663,6 +666,8 @@ kiln_status kiln_context_get_tensor_shape(const kiln_context *context,
     auto shape = context->context->getTensorShape(name);
     if (!shape)
       return shape.status();
+    // The rank even when `dims` is too small, to size a retry.
+    *rank = static_cast<int>(shape->size());
     if (capacity < 0 || static_cast<size_t>(capacity) < shape->size())
       return Status(StatusCode::InvalidArgument,
                     std::string(function) + ": tensor '" + name +
@@ -671,7 +676,6 @@ kiln_status kiln_context_get_tensor_shape(const kiln_context *context,
     if (!shape->empty() && !dims)
       return null(function, "dims");
     std::copy(shape->begin(), shape->end(), dims);
-    *rank = static_cast<int>(shape->size());
     return Status::ok();
   });
 }

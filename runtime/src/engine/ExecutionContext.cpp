@@ -110,9 +110,9 @@ ExecutionContext::ExecutionContext(Engine &engine,
       tensorAddresses_(engine.plan_.tensors.size(), 0),
       tensorBound_(engine.plan_.tensors.size(), false),
       unboundTensors_(engine.plan_.tensors.size()),
-      lastInputReader_(findLastInputReader(engine.plan_)),
       inputShapes_(engine.plan_.tensors.size()),
-      tensorCapacity_(engine.plan_.tensors.size(), UINT64_MAX) {}
+      tensorCapacity_(engine.plan_.tensors.size(), UINT64_MAX),
+      lastInputReader_(findLastInputReader(engine.plan_)) {}
 
 ExecutionContext::~ExecutionContext() {
   Runtime &runtime = engine_.runtime_;

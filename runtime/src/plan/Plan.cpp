@@ -279,6 +279,12 @@ public:
     if (symbols.size() != plan_.symbols.size())
       return fail(std::to_string(symbols.size()) + " symbol value(s) for " +
                   std::to_string(plan_.symbols.size()) + " symbol(s)");
+    for (size_t i = 0; i < symbols.size(); ++i)
+      if (symbols[i] < space_.low[i] || symbols[i] > space_.high[i])
+        return fail("symbol " + std::to_string(i) + " is " +
+                    std::to_string(symbols[i]) + ", outside its range [" +
+                    std::to_string(space_.low[i]) + ", " +
+                    std::to_string(space_.high[i]) + "]");
     atShapes_ = true;
     symbolValues_ = symbols;
     exprValues_.clear();
@@ -755,7 +761,7 @@ private:
          arg.kind != KernelArg::Kind::Pointer))
       return fail(where + " (" + kindName(arg.kind) +
                   ") has a shape expression of its " +
-                  (integer ? "extent" : "value") +
+                  (arg.valueExpr != kNoShapeExpr ? "value" : "extent") +
                   ", expected a value for an integer and an extent for a "
                   "pointer");
     int64_t top = arg.kind == KernelArg::Kind::I32

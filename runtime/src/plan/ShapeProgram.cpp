@@ -19,15 +19,16 @@ size_t numProfiles(const PlanContents &plan) {
   return 0;
 }
 
-std::vector<int64_t> largestShape(const PlanContents &plan, size_t index) {
-  if (index >= plan.tensors.size())
-    return {};
-  if (!plan.tensors[index].isDynamic())
-    return plan.tensors[index].shape;
+std::vector<std::vector<int64_t>> largestShapes(const PlanContents &plan) {
   detail::ShapeSpace space;
   if (!detail::checkShapeProgram(plan, StatusCode::InvalidArgument, space))
     return {};
-  return detail::shapeAt(plan, space, index, space.high, space.exprHigh);
+  std::vector<std::vector<int64_t>> shapes;
+  shapes.reserve(plan.tensors.size());
+  for (size_t i = 0; i < plan.tensors.size(); ++i)
+    shapes.push_back(
+        detail::shapeAt(plan, space, i, space.high, space.exprHigh));
+  return shapes;
 }
 
 std::optional<int64_t> evaluateShapeExpr(const ShapeExpr &expr,
@@ -207,27 +208,30 @@ private:
                   ", as every dynamic input");
     for (size_t p = 0; p < t.profiles.size(); ++p) {
       const ShapeRange &r = t.profiles[p];
-      std::string where = name(index) + " profile " + std::to_string(p);
+      // Messages are built only on failure: names may be long.
+      auto where = [&] {
+        return name(index) + " profile " + std::to_string(p);
+      };
       if (r.min.size() != t.shape.size() || r.opt.size() != t.shape.size() ||
           r.max.size() != t.shape.size())
-        return fail(where + " has min " + shapeText(r.min) + ", opt " +
+        return fail(where() + " has min " + shapeText(r.min) + ", opt " +
                     shapeText(r.opt) + ", max " + shapeText(r.max) +
                     ", expected each of rank " +
                     std::to_string(t.shape.size()) + " (shape " +
                     shapeText(t.shape) + ")");
       for (size_t d = 0; d < t.shape.size(); ++d) {
-        std::string dim = where + " dimension " + std::to_string(d);
+        auto dim = [&] { return where() + " dimension " + std::to_string(d); };
         if (t.shape[d] >= 0 &&
             (r.min[d] != t.shape[d] || r.opt[d] != t.shape[d] ||
              r.max[d] != t.shape[d]))
-          return fail(dim + " is static (" + std::to_string(t.shape[d]) +
+          return fail(dim() + " is static (" + std::to_string(t.shape[d]) +
                       "), but the profile gives min " + shapeText(r.min) +
                       ", opt " + shapeText(r.opt) + ", max " +
                       shapeText(r.max));
         if (t.shape[d] < 0 &&
             !(1 <= r.min[d] && r.min[d] <= r.opt[d] && r.opt[d] <= r.max[d]))
-          return fail(dim + " has min " + std::to_string(r.min[d]) + ", opt " +
-                      std::to_string(r.opt[d]) + ", max " +
+          return fail(dim() + " has min " + std::to_string(r.min[d]) +
+                      ", opt " + std::to_string(r.opt[d]) + ", max " +
                       std::to_string(r.max[d]) +
                       ", expected 1 <= min <= opt <= max");
       }
@@ -259,7 +263,9 @@ private:
     return Status::ok();
   }
 
-  /// Each symbol's common range in each profile, and its overall range.
+  /// The dimensions of one symbol have one range in each profile (so an
+  /// input's own range is the symbol's, and what setInputShape accepts is
+  /// within the largest shapes); the symbol's overall range.
   Status checkRanges() {
     size_t n = plan_.symbols.size();
     if (n != 0 && profiles_ == 0)
@@ -269,23 +275,22 @@ private:
     space_.high.assign(n, 0);
     for (size_t p = 0; p < profiles_; ++p)
       for (size_t s = 0; s < n; ++s) {
-        int64_t lo = 0, hi = INT64_MAX;
-        std::string holders;
+        const DimRef &first = plan_.symbols[s].dims.front();
+        const ShapeRange &f = plan_.tensors[first.tensor].profiles[p];
+        int64_t lo = f.min[first.dim], hi = f.max[first.dim];
         for (const DimRef &ref : plan_.symbols[s].dims) {
           const ShapeRange &r = plan_.tensors[ref.tensor].profiles[p];
-          lo = std::max(lo, r.min[ref.dim]);
-          hi = std::min(hi, r.max[ref.dim]);
-          holders += (holders.empty() ? "" : ", ") + name(ref.tensor) +
-                     " dimension " + std::to_string(ref.dim) + " [" +
-                     std::to_string(r.min[ref.dim]) + ", " +
-                     std::to_string(r.max[ref.dim]) + "]";
+          if (r.min[ref.dim] != lo || r.max[ref.dim] != hi)
+            return fail("profile " + std::to_string(p) + ": " +
+                        name(ref.tensor) + " dimension " +
+                        std::to_string(ref.dim) + " has range [" +
+                        std::to_string(r.min[ref.dim]) + ", " +
+                        std::to_string(r.max[ref.dim]) + "], but " +
+                        name(first.tensor) + " dimension " +
+                        std::to_string(first.dim) + ", the same size (symbol " +
+                        std::to_string(s) + "), has [" + std::to_string(lo) +
+                        ", " + std::to_string(hi) + "]: give them one range");
         }
-        if (lo > hi)
-          return fail("profile " + std::to_string(p) + ": symbol " +
-                      std::to_string(s) +
-                      " must be equal in dimensions whose ranges do not "
-                      "meet: " +
-                      holders);
         space_.low[s] = std::min(space_.low[s], lo);
         space_.high[s] = std::max(space_.high[s], hi);
       }
@@ -300,7 +305,7 @@ private:
     space_.exprHigh.assign(n, 0);
     for (size_t e = 0; e < n; ++e) {
       const ShapeExpr &expr = plan_.shapeExprs[e];
-      std::string where = "shape expression " + std::to_string(e);
+      const std::string where = "shape expression " + std::to_string(e);
       if (expr.code.empty() || expr.code.size() > kMaxShapeExprTerms)
         return fail(where + " has " + std::to_string(expr.code.size()) +
                     " terms, expected 1.." +

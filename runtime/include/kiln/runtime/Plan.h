@@ -381,10 +381,10 @@ Status verifyPlan(const PlanContents &plan);
 /// inputs (verified plans give each the same), 0 for a plan of one shape.
 size_t numProfiles(const PlanContents &plan);
 
-/// The shape of tensor `index` of a verified plan at the largest shapes of
+/// The shape of every tensor of a verified plan at the largest shapes of
 /// every profile (its shape when static): what its buffers must hold for
-/// any shape. Empty for an index out of range.
-std::vector<int64_t> largestShape(const PlanContents &plan, size_t index);
+/// any shape. Empty when the plan's shapes are inconsistent.
+std::vector<std::vector<int64_t>> largestShapes(const PlanContents &plan);
 
 /// The value of `expr` at `symbols`, or nullopt when it overflows 2^63 - 1
 /// or is malformed (verifyPlan refuses both at the largest shapes).

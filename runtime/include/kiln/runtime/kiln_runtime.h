@@ -277,8 +277,9 @@ kiln_status kiln_context_set_input_shape(kiln_context *context,
                                          const char *name, const int64_t *dims,
                                          int rank);
 /// Tensor `name`'s shape at the shapes set (an output's computed before any
-/// enqueue; -1 where an input it needs has no shape): its rank in *rank and
-/// its dimensions in `dims`, which has room for `capacity`.
+/// enqueue; -1 where an input it needs has no shape): its rank in *rank
+/// (also when `dims` is too small) and its dimensions in `dims`, which has
+/// room for `capacity`.
 kiln_status kiln_context_get_tensor_shape(const kiln_context *context,
                                           const char *name, int64_t *dims,
                                           int capacity, int *rank);
