@@ -26,6 +26,9 @@ namespace {
 /// One execution context of one thread, with its buffers and data.
 struct Slot {
   std::unique_ptr<rt::ExecutionContext> context;
+  /// Run-time shapes: each dynamic input's shape for this context (plan
+  /// order; empty for static inputs and static plans).
+  std::vector<std::vector<int64_t>> shapes;
   /// One device buffer per I/O tensor, in plan order.
   std::vector<uint64_t> buffers;
   /// Host data, in the order of StressRun::inputs and ::outputs.
@@ -84,9 +87,34 @@ public:
   std::string firstMismatch;
 };
 
-uint64_t bufferBytes(const rt::TensorDesc &desc) {
-  // Zero-size tensors still get a (1-byte) buffer to bind.
+uint64_t bufferBytes(rt::TensorDesc desc, const std::vector<int64_t> &shape) {
+  // Zero-size tensors still get a (1-byte) buffer to bind; a dynamic one
+  // holds its largest shape.
+  desc.shape = shape;
   return static_cast<uint64_t>(std::max<int64_t>(desc.numBytes(), 1));
+}
+
+/// The shapes of context `k` of a plan with run-time shapes: each symbol
+/// takes a value of its range in profile 0, spread over the contexts (the
+/// first its smallest, the second its largest, the others between).
+std::vector<std::vector<int64_t>> shapesOf(const rt::PlanContents &plan,
+                                           int k) {
+  std::vector<std::vector<int64_t>> shapes(plan.tensors.size());
+  for (size_t s = 0; s < plan.symbols.size(); ++s) {
+    const rt::DimRef &first = plan.symbols[s].dims.front();
+    const rt::ShapeRange &r = plan.tensors[first.tensor].profiles[0];
+    int64_t lo = r.min[first.dim], hi = r.max[first.dim];
+    int64_t value = k == 0 ? lo
+                    : k == 1
+                        ? hi
+                        : lo + (int64_t(k) * 7919 + int64_t(s)) % (hi - lo + 1);
+    for (const rt::DimRef &d : plan.symbols[s].dims) {
+      if (shapes[d.tensor].empty())
+        shapes[d.tensor] = plan.tensors[d.tensor].shape;
+      shapes[d.tensor][d.dim] = value;
+    }
+  }
+  return shapes;
 }
 
 rt::Status StressRun::load(const std::string &planBytes) {
@@ -94,11 +122,6 @@ rt::Status StressRun::load(const std::string &planBytes) {
   if (!loaded)
     return loaded.status();
   engine = std::move(*loaded);
-  if (engine->hasDynamicShapes())
-    return rt::Status(rt::StatusCode::InvalidArgument,
-                      "a stress run takes plans of one shape; this plan has "
-                      "run-time shapes (run it without --threads, --contexts "
-                      "and --runs)");
   for (int i = 0; i < engine->numTensors(); ++i)
     (engine->tensor(i).isInput ? inputs : outputs).push_back(i);
   auto context = engine->createExecutionContext();
@@ -109,6 +132,7 @@ rt::Status StressRun::load(const std::string &planBytes) {
 }
 
 rt::Status StressRun::makeSlots() {
+  std::vector<std::vector<int64_t>> largest = rt::largestShapes(engine->plan());
   slots.resize(options.threads);
   for (int t = 0; t < options.threads; ++t) {
     slots[t].resize(options.contexts);
@@ -118,9 +142,11 @@ rt::Status StressRun::makeSlots() {
       if (!context)
         return context.status();
       slot.context = std::move(*context);
+      if (engine->hasDynamicShapes())
+        slot.shapes = shapesOf(engine->plan(), t * options.contexts + c);
       for (int i = 0; i < engine->numTensors(); ++i) {
         const rt::TensorDesc &desc = engine->tensor(i);
-        auto ptr = runtime.allocate(bufferBytes(desc));
+        auto ptr = runtime.allocate(bufferBytes(desc, largest[i]));
         if (!ptr)
           return ptr.status();
         slot.buffers.push_back(*ptr);
@@ -132,7 +158,15 @@ rt::Status StressRun::makeSlots() {
       std::mt19937 rng(seeds);
       for (int i : inputs) {
         const rt::TensorDesc &desc = engine->tensor(i);
-        auto tensor = HostTensor::create(desc.name, desc.type, desc.shape);
+        if (!slot.shapes.empty() && !slot.shapes[i].empty())
+          if (rt::Status s =
+                  slot.context->setInputShape(desc.name, slot.shapes[i]);
+              !s)
+            return s;
+        auto tensor = HostTensor::create(
+            desc.name, desc.type,
+            slot.shapes.empty() || slot.shapes[i].empty() ? desc.shape
+                                                          : slot.shapes[i]);
         if (!tensor)
           return tensor.status();
         fillRandom(*tensor, rng);
@@ -151,6 +185,13 @@ rt::Status StressRun::makeSlots() {
 
 rt::Status StressRun::start(const Slot &slot, rt::ExecutionContext &context,
                             void *stream) {
+  // The reference context takes each slot's shapes in turn.
+  for (size_t i = 0; i < slot.shapes.size(); ++i)
+    if (!slot.shapes[i].empty())
+      if (rt::Status s =
+              context.setInputShape(engine->tensor(i).name, slot.shapes[i]);
+          !s)
+        return s;
   for (size_t k = 0; k < inputs.size(); ++k) {
     const HostTensor &t = slot.inputs[k];
     if (rt::Status s = runtime.copyToDevice(slot.buffers[inputs[k]], t.data(),
@@ -158,9 +199,9 @@ rt::Status StressRun::start(const Slot &slot, rt::ExecutionContext &context,
         !s)
       return s;
   }
-  for (int i : outputs)
-    if (rt::Status s =
-            runtime.memset(slot.buffers[i], 0xFF, engine->tensor(i).numBytes());
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (rt::Status s = runtime.memset(slot.buffers[outputs[k]], 0xFF,
+                                      slot.expected[k].numBytes());
         !s)
       return s;
   return context.enqueue(stream);
@@ -175,13 +216,17 @@ rt::Status StressRun::download(const Slot &slot, std::vector<HostTensor> &out) {
   return rt::Status::ok();
 }
 
-/// Host tensors for the outputs.
+/// Host tensors for the outputs, at the shapes `context` has.
 rt::Status makeOutputs(const rt::Engine &engine,
+                       const rt::ExecutionContext &context,
                        const std::vector<int> &outputs,
                        std::vector<HostTensor> &out) {
   for (int i : outputs) {
     const rt::TensorDesc &desc = engine.tensor(i);
-    auto tensor = HostTensor::create(desc.name, desc.type, desc.shape);
+    auto shape = context.getTensorShape(desc.name);
+    if (!shape)
+      return shape.status();
+    auto tensor = HostTensor::create(desc.name, desc.type, *shape);
     if (!tensor)
       return tensor.status();
     out.push_back(std::move(*tensor));
@@ -199,7 +244,9 @@ rt::Status StressRun::computeExpected() {
                                                        slot.buffers[i]);
             !s)
           return s;
-      if (rt::Status s = makeOutputs(*engine, outputs, slot.expected); !s)
+      if (rt::Status s =
+              makeOutputs(*engine, *slot.context, outputs, slot.expected);
+          !s)
         return s;
       if (rt::Status s = start(slot, *reference, nullptr); !s)
         return s;
@@ -214,9 +261,13 @@ rt::Status StressRun::computeExpected() {
 void StressRun::runThread(int thread) {
   std::vector<Slot> &mine = slots[thread];
   void *stream = streams[thread];
-  std::vector<HostTensor> actual;
-  if (rt::Status s = makeOutputs(*engine, outputs, actual); !s)
-    return fail(s);
+  // Per context: its outputs' shapes may differ.
+  std::vector<std::vector<HostTensor>> actual(mine.size());
+  for (size_t c = 0; c < mine.size(); ++c)
+    if (rt::Status s =
+            makeOutputs(*engine, *mine[c].context, outputs, actual[c]);
+        !s)
+      return fail(s);
   const int contexts = static_cast<int>(mine.size());
   for (int done = 0; done < options.runs && !stop;) {
     int batch = std::min(contexts, options.runs - done);
@@ -228,11 +279,11 @@ void StressRun::runThread(int thread) {
     if (rt::Status s = runtime.synchronize(stream); !s)
       return fail(s);
     for (int c = 0; c < batch; ++c) {
-      if (rt::Status s = download(mine[c], actual); !s)
+      if (rt::Status s = download(mine[c], actual[c]); !s)
         return fail(s);
       for (size_t k = 0; k < outputs.size(); ++k) {
         const HostTensor &want = mine[c].expected[k];
-        const auto *a = static_cast<const unsigned char *>(actual[k].data());
+        const auto *a = static_cast<const unsigned char *>(actual[c][k].data());
         const auto *e = static_cast<const unsigned char *>(want.data());
         const size_t bytes = static_cast<size_t>(want.numBytes());
         if (bytes == 0 || std::memcmp(a, e, bytes) == 0)

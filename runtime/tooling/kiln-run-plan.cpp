@@ -60,7 +60,8 @@ static const char *kUsage =
     "With --threads, --contexts or --runs: a stress run, T threads (default\n"
     "1) with C contexts each (default 1) running N enqueues each (default\n"
     "100) on random inputs, outputs compared bit for bit with a\n"
-    "single-threaded run.\n";
+    "single-threaded run; with run-time shapes, each context at a shape of\n"
+    "its own.\n";
 
 static int usage(const std::string &problem) {
   std::cerr << "kiln-run-plan: error: " << problem << "\n" << kUsage;

@@ -71,6 +71,22 @@ TEST_F(StressTest, EveryEnqueueMatchesTheSingleThreadedRun) {
                                    "0 |"));
 }
 
+TEST_F(StressTest, EveryContextAtAShapeOfItsOwn) {
+  auto rt = runtime();
+  ASSERT_TRUE(rt);
+  auto plan = rt::writePlan(
+      rt::test::dynamicAddPlan(64, rt::test::randomFloats(256, 4)));
+  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
+  StressOptions options;
+  options.threads = 3;
+  options.contexts = 3;
+  options.runs = 20;
+  auto result = stressPlan(*rt, *plan, options);
+  ASSERT_TRUE(result.isOk()) << result.status().toString();
+  EXPECT_EQ(result->enqueues, 3 * 20);
+  EXPECT_EQ(result->mismatches, 0) << result->firstMismatch;
+}
+
 TEST_F(StressTest, OneWrongResultIsOneMismatch) {
   // The reference run makes 2 launches for each of the 2 x 2 contexts; the
   // 5th launch after it, in the 3rd enqueue of the threads, goes wrong.

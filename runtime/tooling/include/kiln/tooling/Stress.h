@@ -47,7 +47,10 @@ struct StressResult {
 /// its contexts: it uploads every context's inputs, fills its outputs with
 /// 0xFF bytes, enqueues it on the thread's stream, and once the round is
 /// enqueued synchronizes the stream and compares every output with the
-/// expected one, byte for byte. Returns the first error (an error stops all
+/// expected one, byte for byte. With run-time shapes, every context runs at
+/// a shape of its own (each symbol spread over profile 0's range: the first
+/// context at the smallest, the second at the largest), and the reference
+/// context takes each in turn. Returns the first error (an error stops all
 /// threads), or what happened.
 rt::StatusOr<StressResult> stressPlan(rt::Runtime &runtime,
                                       const std::string &planBytes,
