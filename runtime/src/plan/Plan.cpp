@@ -220,6 +220,14 @@ const char *kindName(KernelArg::Kind kind) {
 
 const char *kKnownKinds = "pointer (0), i32 (1), i64 (2) or f32 (3)";
 
+/// An integer argument as the kernel reads it: the low 4 bytes of an i32,
+/// sign-extended.
+int64_t integerValue(const KernelArg &arg) {
+  return arg.kind == KernelArg::Kind::I32
+             ? int64_t(static_cast<int32_t>(arg.bits))
+             : static_cast<int64_t>(arg.bits);
+}
+
 bool isInteger(KernelArg::Kind kind) {
   return kind == KernelArg::Kind::I32 || kind == KernelArg::Kind::I64;
 }
@@ -486,9 +494,7 @@ private:
       const ScalarBound &bound = kernel.bounds[b];
       const KernelArg &arg = args[bound.param];
       // What the kernel reads: the low 4 bytes of an i32.
-      int64_t v = arg.kind == KernelArg::Kind::I32
-                      ? int64_t(static_cast<int32_t>(arg.bits))
-                      : static_cast<int64_t>(arg.bits);
+      int64_t v = integerValue(arg);
       std::string what = where + " arg " + std::to_string(bound.param) + " (" +
                          kindName(arg.kind) + ") is " + std::to_string(v);
       std::string rule = "kernel " + std::to_string(l.kernel) + " '" +
@@ -737,9 +743,7 @@ private:
       for (size_t b = 0; b < kernel.bounds.size(); ++b) {
         const ScalarBound &bound = kernel.bounds[b];
         const KernelArg &arg = lowest[bound.param];
-        int64_t v = arg.kind == KernelArg::Kind::I32
-                        ? int64_t(static_cast<int32_t>(arg.bits))
-                        : static_cast<int64_t>(arg.bits);
+        int64_t v = integerValue(arg);
         if (v < bound.min)
           return fail(where + " arg " + std::to_string(bound.param) + " is " +
                       std::to_string(v) + " at the smallest shapes, expected " +
@@ -764,9 +768,7 @@ private:
                   (arg.valueExpr != kNoShapeExpr ? "value" : "extent") +
                   ", expected a value for an integer and an extent for a "
                   "pointer");
-    int64_t top = arg.kind == KernelArg::Kind::I32
-                      ? int64_t(static_cast<int32_t>(arg.bits))
-                      : static_cast<int64_t>(arg.bits);
+    int64_t top = integerValue(arg);
     if (Status s = checkExprRef(where + " value", arg.valueExpr,
                                 static_cast<uint64_t>(top));
         !s)
