@@ -22,10 +22,6 @@ namespace {
 /// The most sets of shapes a context remembers as verified.
 constexpr size_t kVerifiedShapes = 64;
 
-std::string describeTensor(const TensorDesc &t) {
-  return (t.isInput ? "input '" : "output '") + t.name + "'";
-}
-
 /// "profile 0 (min 1x4, opt 8x4, max 64x4)".
 std::string describeRange(const TensorDesc &t, size_t profile) {
   if (profile >= t.profiles.size())
@@ -63,7 +59,7 @@ Status ExecutionContext::setInputShape(const std::string &name,
   const TensorDesc &t = engine_.plan_.tensors[index];
   if (!t.isInput)
     return Status(StatusCode::InvalidArgument,
-                  describeTensor(t) +
+                  detail::tensorLabel(t) +
                       " is an output: its shape follows from the inputs' "
                       "(getTensorShape)");
   if (Status s = checkShape(t, dims, static_cast<size_t>(profile_)); !s)
@@ -82,7 +78,7 @@ Status ExecutionContext::resolveSymbols(std::vector<int64_t> &symbols,
           inputShapes_[i].empty())
         return Status(
             StatusCode::InvalidArgument,
-            describeTensor(plan.tensors[i]) + " has dynamic shape " +
+            detail::tensorLabel(plan.tensors[i]) + " has dynamic shape " +
                 detail::shapeText(plan.tensors[i].shape) +
                 " and none was set: call setInputShape before enqueue (" +
                 describeRange(plan.tensors[i], profile_) + ")");
@@ -99,10 +95,10 @@ Status ExecutionContext::resolveSymbols(std::vector<int64_t> &symbols,
       }
       if (shape[ref.dim] != symbols[s])
         return Status(StatusCode::InvalidArgument,
-                      describeTensor(plan.tensors[ref.tensor]) + " dimension " +
-                          std::to_string(ref.dim) + " is " +
+                      detail::tensorLabel(plan.tensors[ref.tensor]) +
+                          " dimension " + std::to_string(ref.dim) + " is " +
                           std::to_string(shape[ref.dim]) + ", but " +
-                          describeTensor(plan.tensors[first->tensor]) +
+                          detail::tensorLabel(plan.tensors[first->tensor]) +
                           " dimension " + std::to_string(first->dim) + " is " +
                           std::to_string(symbols[s]) +
                           ": the plan computes them as one size (symbol " +
@@ -211,7 +207,7 @@ Status ExecutionContext::enqueue(int32_t batchSize, void *const *bindings,
                     "enqueue(batchSize, ...) takes plans whose inputs vary "
                     "in their first dimension only (built with --max-batch), "
                     "but " +
-                        describeTensor(t) + " has shape " +
+                        detail::tensorLabel(t) + " has shape " +
                         detail::shapeText(t.shape) +
                         ": use setInputShape and enqueue(stream)");
     shapes[i] = t.shape;

@@ -248,8 +248,8 @@ Status ExecutionContext::enqueue(void *stream) {
       need *= static_cast<uint64_t>(d);
     if (need > tensorCapacity_[i])
       return Status(StatusCode::InvalidArgument,
-                    std::string(t.isInput ? "input '" : "output '") + t.name +
-                        "' of shape " + detail::shapeText(shape) + " needs " +
+                    detail::tensorLabel(t) + " of shape " +
+                        detail::shapeText(shape) + " needs " +
                         std::to_string(need) + " bytes, but its buffer holds " +
                         std::to_string(tensorCapacity_[i]));
   }

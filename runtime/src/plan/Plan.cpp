@@ -122,7 +122,7 @@ bool TensorDesc::isDynamic() const {
 
 Status checkShape(const TensorDesc &desc, const std::vector<int64_t> &dims,
                   size_t profile) {
-  std::string what = (desc.isInput ? "input '" : "output '") + desc.name + "'";
+  std::string what = detail::tensorLabel(desc);
   auto text = detail::shapeText;
   if (dims.size() != desc.shape.size())
     return Status(StatusCode::InvalidArgument,

@@ -85,6 +85,10 @@ std::optional<int64_t> evaluateShapeExpr(const ShapeExpr &expr,
 
 namespace detail {
 
+std::string tensorLabel(const TensorDesc &t) {
+  return (t.isInput ? "input '" : "output '") + t.name + "'";
+}
+
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string out;
   for (size_t i = 0; i < shape.size(); ++i)
@@ -137,8 +141,7 @@ private:
     return Status(code_, std::move(message));
   }
   std::string name(size_t tensor) const {
-    const TensorDesc &t = plan_.tensors[tensor];
-    return (t.isInput ? "input '" : "output '") + t.name + "'";
+    return tensorLabel(plan_.tensors[tensor]);
   }
 
   /// Every symbol names dynamic input dimensions, each at most once.

@@ -43,6 +43,9 @@ std::vector<int64_t> shapeAt(const PlanContents &plan, const ShapeSpace &space,
                              size_t index, const std::vector<int64_t> &symbols,
                              const std::vector<int64_t> &exprs);
 
+/// "input 'x'" or "output 'y'", as messages name a tensor.
+std::string tensorLabel(const TensorDesc &t);
+
 /// "1x?x8" (a scalar is "scalar").
 std::string shapeText(const std::vector<int64_t> &shape);
 
